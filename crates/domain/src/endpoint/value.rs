@@ -1,0 +1,663 @@
+//! The value types of endpoint fields, each with its bounds (documented in `docs/endpoint-fields.md`).
+//!
+//! Every type reads from JSON and from CSV text and writes back to both, and has a plain
+//! `Stored` form for the storage adapters. An empty string means "no value" (null) everywhere.
+
+use crate::enums::{
+    AddressStyle, CalendarType, ControlProtocol, DialStyle, MeetingPrivacyMode, RegisterToSipProxy,
+    SignalingProtocol, Toggle, ZeroTouchType, shorten,
+};
+use crate::error::Error;
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+/// A field value: parsed from JSON or CSV text, written back to JSON, text and storage.
+pub trait FieldValue: Sized + Clone + PartialEq {
+    /// The plain type a storage adapter keeps (String, i32 or f64).
+    type Stored;
+
+    /// Parses a non-null JSON value. `Ok(None)` means "no value" (an empty string).
+    /// A value of the wrong JSON type is `JsonMappingException` at `field`; a value of the
+    /// right type out of bounds is `Invalid`.
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error>;
+    /// Parses CSV text. An empty text is handled by the caller as "no value".
+    fn from_text(field: &str, text: &str) -> Result<Self, Error>;
+    fn to_json(&self) -> Value;
+    fn to_text(&self) -> String;
+    fn to_stored(&self) -> Self::Stored;
+    /// Rebuilds a value a storage adapter kept; it was validated on the way in.
+    fn from_stored(field: &str, stored: Self::Stored) -> Result<Self, Error>;
+}
+
+fn expect_str<'v>(field: &str, value: &'v Value) -> Result<&'v str, Error> {
+    value.as_str().ok_or_else(|| {
+        Error::json_mapping(field, format!("expected a string, got {}", kind_of(value)))
+    })
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn no_control_chars(field: &str, text: &str) -> Result<(), Error> {
+    if text.chars().any(char::is_control) {
+        return Err(Error::invalid(format!(
+            "{field}: control characters are not allowed"
+        )));
+    }
+    Ok(())
+}
+
+/// Free text of 1 to `MAX` characters without control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text<const MAX: usize>(String);
+
+impl<const MAX: usize> Text<MAX> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<const MAX: usize> FieldValue for Text<MAX> {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        let text = expect_str(field, value)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Self::from_text(field, text).map(Some)
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        if text.chars().count() > MAX {
+            return Err(Error::invalid(format!(
+                "{field}: at most {MAX} characters are allowed"
+            )));
+        }
+        if text.trim().is_empty() {
+            return Err(Error::invalid(format!("{field}: must not be blank")));
+        }
+        no_control_chars(field, text)?;
+        Ok(Text(text.to_owned()))
+    }
+    fn to_json(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+    fn to_text(&self) -> String {
+        self.0.clone()
+    }
+    fn to_stored(&self) -> String {
+        self.0.clone()
+    }
+    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+        Ok(Text(stored))
+    }
+}
+
+/// The room system's address: an IPv4 or IPv6 literal, or a DNS host name (RFC 1123).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address(String);
+
+impl Address {
+    pub const MAX: usize = 253;
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn is_hostname(text: &str) -> bool {
+    let text = text.strip_suffix('.').unwrap_or(text);
+    !text.is_empty()
+        && text.len() <= Address::MAX
+        && text.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+        // An all-numeric dotted name is a malformed IPv4 address, not a host name.
+        && !text.split('.').all(|l| l.bytes().all(|b| b.is_ascii_digit()))
+}
+
+impl FieldValue for Address {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        let text = expect_str(field, value)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Self::from_text(field, text).map(Some)
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        if text.parse::<IpAddr>().is_ok() || is_hostname(text) {
+            Ok(Address(text.to_owned()))
+        } else {
+            Err(Error::invalid(format!(
+                "{field}: '{}' is neither an IP address nor a host name",
+                shorten(text)
+            )))
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+    fn to_text(&self) -> String {
+        self.0.clone()
+    }
+    fn to_stored(&self) -> String {
+        self.0.clone()
+    }
+    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+        Ok(Address(stored))
+    }
+}
+
+/// A TCP port, 1 to 65535. JSON takes a number or a numeric string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Port(u16);
+
+impl Port {
+    pub fn get(self) -> u16 {
+        self.0
+    }
+}
+
+impl FieldValue for Port {
+    type Stored = i32;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        match value {
+            Value::Number(n) => match n.as_i64() {
+                Some(n) => Self::from_number(field, n).map(Some),
+                None => Err(Error::invalid(format!("{field}: must be a whole number"))),
+            },
+            Value::String(s) if s.is_empty() => Ok(None),
+            Value::String(s) => Self::from_text(field, s).map(Some),
+            other => Err(Error::json_mapping(
+                field,
+                format!("expected a number, got {}", kind_of(other)),
+            )),
+        }
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        let n: i64 = text
+            .trim()
+            .parse()
+            .map_err(|_| Error::invalid(format!("{field}: '{}' is not a number", shorten(text))))?;
+        Self::from_number(field, n)
+    }
+    fn to_json(&self) -> Value {
+        Value::from(self.0)
+    }
+    fn to_text(&self) -> String {
+        self.0.to_string()
+    }
+    fn to_stored(&self) -> i32 {
+        i32::from(self.0)
+    }
+    fn from_stored(field: &str, stored: i32) -> Result<Self, Error> {
+        Self::from_number(field, i64::from(stored))
+    }
+}
+
+impl Port {
+    fn from_number(field: &str, n: i64) -> Result<Self, Error> {
+        match u16::try_from(n) {
+            Ok(p) if p >= 1 => Ok(Port(p)),
+            _ => Err(Error::invalid(format!("{field}: {n} is outside 1..65535"))),
+        }
+    }
+}
+
+/// A finite number within the bounds of its field (elevation: metres, -500..10000).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Elevation(f64);
+
+impl Elevation {
+    const RANGE: std::ops::RangeInclusive<f64> = -500.0..=10_000.0;
+    pub fn get(self) -> f64 {
+        self.0
+    }
+    fn check(field: &str, n: f64) -> Result<Self, Error> {
+        if n.is_finite() && Self::RANGE.contains(&n) {
+            Ok(Elevation(n))
+        } else {
+            Err(Error::invalid(format!(
+                "{field}: {n} is outside -500..10000"
+            )))
+        }
+    }
+}
+
+impl FieldValue for Elevation {
+    type Stored = f64;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        match value {
+            Value::Number(n) => Self::check(field, n.as_f64().unwrap_or(f64::NAN)).map(Some),
+            Value::String(s) if s.is_empty() => Ok(None),
+            Value::String(s) => Self::from_text(field, s).map(Some),
+            other => Err(Error::json_mapping(
+                field,
+                format!("expected a number, got {}", kind_of(other)),
+            )),
+        }
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        let n: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| Error::invalid(format!("{field}: '{}' is not a number", shorten(text))))?;
+        Self::check(field, n)
+    }
+    fn to_json(&self) -> Value {
+        Value::from(self.0)
+    }
+    fn to_text(&self) -> String {
+        self.0.to_string()
+    }
+    fn to_stored(&self) -> f64 {
+        self.0
+    }
+    fn from_stored(field: &str, stored: f64) -> Result<Self, Error> {
+        Self::check(field, stored)
+    }
+}
+
+/// `{"latitude": -90..90, "longitude": -180..180}`; in CSV, the same JSON object as text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geolocation {
+    latitude: f64,
+    longitude: f64,
+}
+
+impl Geolocation {
+    pub fn latitude(&self) -> f64 {
+        self.latitude
+    }
+    pub fn longitude(&self) -> f64 {
+        self.longitude
+    }
+}
+
+impl FieldValue for Geolocation {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        let Value::Object(map) = value else {
+            return Err(Error::json_mapping(
+                field,
+                format!("expected an object, got {}", kind_of(value)),
+            ));
+        };
+        let coordinate = |name: &str, bound: f64| -> Result<f64, Error> {
+            let path = format!("{field}.{name}");
+            match map.get(name) {
+                Some(Value::Number(n)) => {
+                    let n = n.as_f64().unwrap_or(f64::NAN);
+                    if n.is_finite() && n.abs() <= bound {
+                        Ok(n)
+                    } else {
+                        Err(Error::invalid(format!("{path}: {n} is outside ±{bound}")))
+                    }
+                }
+                Some(other) => Err(Error::json_mapping(
+                    &path,
+                    format!("expected a number, got {}", kind_of(other)),
+                )),
+                None => Err(Error::invalid(format!("{path}: is required"))),
+            }
+        };
+        if let Some(extra) = map.keys().find(|k| *k != "latitude" && *k != "longitude") {
+            return Err(Error::json_mapping(
+                &format!("{field}.{extra}"),
+                "unknown property; expected latitude and longitude",
+            ));
+        }
+        Ok(Some(Geolocation {
+            latitude: coordinate("latitude", 90.0)?,
+            longitude: coordinate("longitude", 180.0)?,
+        }))
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|_| Error::invalid(format!("{field}: is not a JSON object")))?;
+        Self::from_json(field, &value)?
+            .ok_or_else(|| Error::invalid(format!("{field}: is not a JSON object")))
+    }
+    fn to_json(&self) -> Value {
+        serde_json::json!({ "latitude": self.latitude, "longitude": self.longitude })
+    }
+    fn to_text(&self) -> String {
+        self.to_json().to_string()
+    }
+    fn to_stored(&self) -> String {
+        self.to_text()
+    }
+    fn from_stored(field: &str, stored: String) -> Result<Self, Error> {
+        Self::from_text(field, &stored)
+    }
+}
+
+/// Free-form client data: a JSON object of at most 8 KiB once serialized.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomData(Map<String, Value>);
+
+impl CustomData {
+    pub const MAX_BYTES: usize = 8 * 1024;
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+    fn check(field: &str, map: Map<String, Value>) -> Result<Self, Error> {
+        let size = Value::Object(map.clone()).to_string().len();
+        if size > Self::MAX_BYTES {
+            return Err(Error::invalid(format!(
+                "{field}: {size} bytes exceed the limit of {} bytes",
+                Self::MAX_BYTES
+            )));
+        }
+        Ok(CustomData(map))
+    }
+}
+
+impl FieldValue for CustomData {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        match value {
+            Value::Object(map) => Self::check(field, map.clone()).map(Some),
+            other => Err(Error::json_mapping(
+                field,
+                format!("expected an object, got {}", kind_of(other)),
+            )),
+        }
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => Self::check(field, map),
+            _ => Err(Error::invalid(format!("{field}: is not a JSON object"))),
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::Object(self.0.clone())
+    }
+    fn to_text(&self) -> String {
+        self.to_json().to_string()
+    }
+    fn to_stored(&self) -> String {
+        self.to_text()
+    }
+    fn from_stored(field: &str, stored: String) -> Result<Self, Error> {
+        Self::from_text(field, &stored)
+    }
+}
+
+/// An `http://` or `https://` URL of at most 2048 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpUrl(String);
+
+impl HttpUrl {
+    pub const MAX: usize = 2048;
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FieldValue for HttpUrl {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        let text = expect_str(field, value)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Self::from_text(field, text).map(Some)
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        let lower = text.to_ascii_lowercase();
+        let rest = lower
+            .strip_prefix("http://")
+            .or_else(|| lower.strip_prefix("https://"));
+        match rest {
+            Some(rest)
+                if !rest.is_empty()
+                    && text.len() <= Self::MAX
+                    && !text.chars().any(|c| c.is_control() || c.is_whitespace()) =>
+            {
+                Ok(HttpUrl(text.to_owned()))
+            }
+            _ => Err(Error::invalid(format!(
+                "{field}: must be an http:// or https:// URL of at most {} characters",
+                Self::MAX
+            ))),
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+    fn to_text(&self) -> String {
+        self.0.clone()
+    }
+    fn to_stored(&self) -> String {
+        self.0.clone()
+    }
+    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+        Ok(HttpUrl(stored))
+    }
+}
+
+/// A reference to another entity: 1 to 64 of `[A-Za-z0-9_-]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Reference(String);
+
+impl Reference {
+    pub const MAX: usize = 64;
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+pub(crate) fn is_reference(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= Reference::MAX
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl FieldValue for Reference {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        let text = expect_str(field, value)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Self::from_text(field, text).map(Some)
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        if is_reference(text) {
+            Ok(Reference(text.to_owned()))
+        } else {
+            Err(Error::invalid(format!(
+                "{field}: '{}' is not a valid id (1 to 64 letters, digits, '_' or '-')",
+                shorten(text)
+            )))
+        }
+    }
+    fn to_json(&self) -> Value {
+        Value::String(self.0.clone())
+    }
+    fn to_text(&self) -> String {
+        self.0.clone()
+    }
+    fn to_stored(&self) -> String {
+        self.0.clone()
+    }
+    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+        Ok(Reference(stored))
+    }
+}
+
+macro_rules! enum_field_value {
+    ($($ty:ty),*) => {$(
+        impl FieldValue for $ty {
+            type Stored = String;
+            fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+                let text = expect_str(field, value)?;
+                if text.is_empty() {
+                    return Ok(None);
+                }
+                Self::from_text(field, text).map(Some)
+            }
+            fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+                // Re-phrase the error with the endpoint field's own name (Toggle serves several).
+                <$ty>::parse(text.trim()).map_err(|_| {
+                    let allowed: Vec<_> = <$ty>::ALL.iter().map(|v| v.as_str()).collect();
+                    Error::invalid(format!(
+                        "{field}: '{}' is not one of {}",
+                        shorten(text),
+                        allowed.join(", ")
+                    ))
+                })
+            }
+            fn to_json(&self) -> Value {
+                Value::String(self.as_str().to_owned())
+            }
+            fn to_text(&self) -> String {
+                self.as_str().to_owned()
+            }
+            fn to_stored(&self) -> String {
+                self.as_str().to_owned()
+            }
+            fn from_stored(field: &str, stored: String) -> Result<Self, Error> {
+                Self::from_text(field, &stored)
+            }
+        }
+    )*};
+}
+
+enum_field_value!(
+    ControlProtocol,
+    SignalingProtocol,
+    DialStyle,
+    AddressStyle,
+    CalendarType,
+    Toggle,
+    RegisterToSipProxy,
+    MeetingPrivacyMode,
+    ZeroTouchType
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use serde_json::json;
+
+    #[test]
+    fn port_bounds() {
+        assert_eq!(
+            Port::from_json("port", &json!(443)).unwrap(),
+            Some(Port(443))
+        );
+        assert_eq!(
+            Port::from_json("port", &json!("80")).unwrap(),
+            Some(Port(80))
+        );
+        assert_eq!(Port::from_json("port", &json!("")).unwrap(), None);
+        assert_eq!(
+            Port::from_json("port", &json!(65535)).unwrap(),
+            Some(Port(65535))
+        );
+        for bad in [json!(0), json!(65536), json!(-1), json!(1.5)] {
+            assert_eq!(
+                Port::from_json("port", &bad).unwrap_err().kind(),
+                ErrorKind::Invalid
+            );
+        }
+        let e = Port::from_json("port", &json!(true)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::JsonMappingException);
+        assert_eq!(e.details()["pathReference"], "port");
+    }
+
+    #[test]
+    fn addresses() {
+        for ok in [
+            "10.1.2.3",
+            "127.77.0.1",
+            "::1",
+            "fe80::1",
+            "room-1.corp.example",
+            "bjn.vc",
+        ] {
+            assert!(Address::from_text("ipAddress", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "300.1.1.1",
+            "1.2.3",
+            "-bad.example",
+            "a b",
+            "x..y",
+            "",
+            "http://x",
+        ] {
+            assert!(Address::from_text("ipAddress", bad).is_err(), "{bad}");
+        }
+        assert!(Address::from_text("ipAddress", &"a".repeat(64)).is_err());
+    }
+
+    #[test]
+    fn text_bounds() {
+        type Name = Text<5>;
+        assert!(Name::from_text("name", "abcde").is_ok());
+        assert!(Name::from_text("name", "abcdef").is_err());
+        assert!(Name::from_text("name", "   ").is_err());
+        assert!(Name::from_text("name", "a\u{7}b").is_err());
+        assert_eq!(Name::from_json("name", &json!("")).unwrap(), None);
+        assert_eq!(
+            Name::from_json("name", &json!(5)).unwrap_err().kind(),
+            ErrorKind::JsonMappingException
+        );
+    }
+
+    #[test]
+    fn structured_values_round_trip_through_text() {
+        let g =
+            Geolocation::from_json("geolocation", &json!({"latitude": 52.5, "longitude": 13.4}))
+                .unwrap()
+                .unwrap();
+        assert_eq!(
+            Geolocation::from_text("geolocation", &g.to_text()).unwrap(),
+            g
+        );
+        assert!(
+            Geolocation::from_json("geolocation", &json!({"latitude": 91, "longitude": 0}))
+                .is_err()
+        );
+        assert!(Geolocation::from_json("geolocation", &json!({"latitude": 1})).is_err());
+
+        let c = CustomData::from_text("customData", r#"{"correlationId":"a,b"}"#).unwrap();
+        assert_eq!(c.as_map()["correlationId"], "a,b");
+        assert!(CustomData::from_text("customData", "[1]").is_err());
+        let big = json!({ "k": "x".repeat(CustomData::MAX_BYTES) });
+        assert!(CustomData::from_json("customData", &big).is_err());
+    }
+
+    #[test]
+    fn enum_errors_name_the_endpoint_field() {
+        let e = Toggle::from_text("autoJoinMode", "SOMETIMES").unwrap_err();
+        assert!(e.message().starts_with("autoJoinMode:"), "{}", e.message());
+        assert!(e.message().contains("ENABLED, DISABLED"));
+    }
+
+    #[test]
+    fn urls_and_references() {
+        assert!(HttpUrl::from_text("meshBaseUri", "https://mesh.example/api").is_ok());
+        assert!(HttpUrl::from_text("meshBaseUri", "ftp://x").is_err());
+        assert!(HttpUrl::from_text("meshBaseUri", "http://").is_err());
+        assert!(Reference::from_text("listenerServiceId", "550c9289e4b0c0c6485f4cfa").is_ok());
+        assert!(Reference::from_text("listenerServiceId", "../etc").is_err());
+    }
+}

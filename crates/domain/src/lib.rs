@@ -1,0 +1,33 @@
+//! roomlink's domain: every rule of the endpoint-service contract, with no I/O.
+//!
+//! - [`error`]: the error catalog, one table.
+//! - [`endpoint`], [`enterprise`], [`listener`], [`token`], [`pairing`], [`status`]: entities.
+//! - [`enums`]: the closed value lists.
+//! - [`rules`]: PUT, PATCH, CSV, ANNEX_O, DTMF and join rules as pure functions.
+//! - [`access`]: roles, operations, and who may call what (Zero Touch included).
+//! - [`ports`]: the traits adapters implement (storage, listener transport, platform identity,
+//!   clock, ids, password hashing, secret sealing).
+//! - [`service`]: the use cases, written against the ports.
+//! - [`memory`]: the in-memory reference storage adapter; [`system`]: clock and CSPRNG.
+//!
+//! Architecture invariant: this crate depends on no web framework, database driver, HTTP
+//! client or async runtime (`cargo xtask boundaries` checks it).
+
+pub mod access;
+pub mod endpoint;
+pub mod enterprise;
+pub mod enums;
+pub mod error;
+pub mod ids;
+pub mod listener;
+pub mod memory;
+pub mod pairing;
+pub mod ports;
+pub mod rules;
+pub mod secret;
+pub mod service;
+pub mod status;
+pub mod system;
+pub mod token;
+
+pub use error::{Error, ErrorKind, Result};

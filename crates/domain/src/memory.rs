@@ -1,0 +1,587 @@
+//! The in-memory storage adapter: the reference implementation of every storage port.
+//!
+//! It keeps the same promises as the database adapters (one contract suite checks all of
+//! them): scoping by enterprise, atomic limit checks, all-or-nothing CSV uploads. One mutex
+//! makes every operation a transaction. Nothing survives the process.
+
+use crate::endpoint::Endpoint;
+use crate::enterprise::{Enterprise, ServiceUser};
+use crate::error::{Error, Result};
+use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
+use crate::listener::ListenerService;
+use crate::pairing::{PairedStatus, PairingCode};
+use crate::ports::{
+    CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, ListenerStore,
+    PairingStore, StatusStore, StoreHealth, TokenStore, UserStore,
+};
+use crate::rules::csv::CsvContext;
+use crate::status::{EndpointStatus, Failure};
+use crate::token::{AccessToken, TokenHash};
+use async_trait::async_trait;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+#[derive(Default)]
+struct State {
+    enterprises: Vec<Enterprise>,
+    users: Vec<ServiceUser>,
+    tokens: Vec<AccessToken>,
+    /// In creation order.
+    endpoints: Vec<Endpoint>,
+    listeners: Vec<ListenerService>,
+    pairing_codes: Vec<PairingCode>,
+    paired: Vec<PairedStatus>,
+    statuses: HashMap<(EnterpriseId, EndpointId), EndpointStatus>,
+    failures: Vec<Failure>,
+}
+
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, State>> {
+        self.state
+            .lock()
+            .map_err(|_| Error::internal("memory store lock poisoned"))
+    }
+}
+
+impl State {
+    fn enterprise(&self, id: &EnterpriseId) -> Result<&Enterprise> {
+        self.enterprises
+            .iter()
+            .find(|e| e.id == *id)
+            .ok_or_else(|| Error::internal(format!("no enterprise {id}")))
+    }
+
+    fn count_endpoints(&self, enterprise: &EnterpriseId) -> usize {
+        self.endpoints
+            .iter()
+            .filter(|e| e.enterprise_id() == enterprise)
+            .count()
+    }
+
+    /// `DuplicateCalendarId` if another endpoint of the same enterprise has `endpoint`'s calendarId.
+    fn check_calendar(&self, endpoint: &Endpoint) -> Result<()> {
+        let Some(calendar) = endpoint.profile().calendar_id() else {
+            return Ok(());
+        };
+        let taken = self.endpoints.iter().any(|e| {
+            e.enterprise_id() == endpoint.enterprise_id()
+                && e.id() != endpoint.id()
+                && e.profile().calendar_id() == Some(calendar)
+        });
+        if taken {
+            Err(Error::duplicate_calendar_id(calendar.as_str()))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn position(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Option<usize> {
+        self.endpoints
+            .iter()
+            .position(|e| e.enterprise_id() == enterprise && e.id() == id)
+    }
+}
+
+#[async_trait]
+impl EnterpriseStore for MemoryStore {
+    async fn create_enterprise(&self, enterprise: &Enterprise) -> Result<()> {
+        let mut s = self.lock()?;
+        if s.enterprises.iter().any(|e| e.name == enterprise.name) {
+            return Err(Error::invalid(format!(
+                "enterprise name: '{}' is taken",
+                enterprise.name
+            )));
+        }
+        s.enterprises.push(enterprise.clone());
+        Ok(())
+    }
+
+    async fn enterprise(&self, id: &EnterpriseId) -> Result<Option<Enterprise>> {
+        Ok(self
+            .lock()?
+            .enterprises
+            .iter()
+            .find(|e| e.id == *id)
+            .cloned())
+    }
+
+    async fn enterprise_by_name(&self, name: &str) -> Result<Option<Enterprise>> {
+        Ok(self
+            .lock()?
+            .enterprises
+            .iter()
+            .find(|e| e.name == name)
+            .cloned())
+    }
+
+    async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool> {
+        let mut s = self.lock()?;
+        match s.enterprises.iter_mut().find(|e| e.id == *id) {
+            Some(e) => {
+                e.public_key = public_key;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+#[async_trait]
+impl UserStore for MemoryStore {
+    async fn create_user(&self, user: &ServiceUser) -> Result<()> {
+        let mut s = self.lock()?;
+        if s.users.iter().any(|u| u.username == user.username) {
+            return Err(Error::invalid(format!(
+                "username: '{}' is taken",
+                user.username
+            )));
+        }
+        s.users.push(user.clone());
+        Ok(())
+    }
+
+    async fn user_by_username(&self, username: &str) -> Result<Option<ServiceUser>> {
+        Ok(self
+            .lock()?
+            .users
+            .iter()
+            .find(|u| u.username == username)
+            .cloned())
+    }
+}
+
+#[async_trait]
+impl TokenStore for MemoryStore {
+    async fn insert_token(&self, token: &AccessToken) -> Result<()> {
+        self.lock()?.tokens.push(token.clone());
+        Ok(())
+    }
+
+    async fn token_by_hash(&self, hash: &TokenHash, now: i64) -> Result<Option<AccessToken>> {
+        Ok(self
+            .lock()?
+            .tokens
+            .iter()
+            .find(|t| t.hash() == hash && t.is_live(now))
+            .cloned())
+    }
+
+    async fn token_by_id(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &TokenId,
+        now: i64,
+    ) -> Result<Option<AccessToken>> {
+        Ok(self
+            .lock()?
+            .tokens
+            .iter()
+            .find(|t| t.enterprise_id() == enterprise && t.id() == id && t.is_live(now))
+            .cloned())
+    }
+
+    async fn list_tokens(&self, enterprise: &EnterpriseId, now: i64) -> Result<Vec<AccessToken>> {
+        Ok(self
+            .lock()?
+            .tokens
+            .iter()
+            .filter(|t| t.enterprise_id() == enterprise && t.is_live(now))
+            .cloned()
+            .collect())
+    }
+
+    async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool> {
+        let mut s = self.lock()?;
+        let before = s.tokens.len();
+        s.tokens
+            .retain(|t| !(t.enterprise_id() == enterprise && t.id() == id));
+        let deleted = s.tokens.len() != before;
+        if deleted {
+            s.paired.retain(|p| p.token_id != *id);
+        }
+        Ok(deleted)
+    }
+
+    async fn purge_expired_tokens(&self, now: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.tokens.len();
+        s.tokens.retain(|t| t.is_live(now));
+        Ok((before - s.tokens.len()) as u64)
+    }
+}
+
+#[async_trait]
+impl EndpointStore for MemoryStore {
+    async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>> {
+        Ok(self
+            .lock()?
+            .endpoints
+            .iter()
+            .filter(|e| e.enterprise_id() == enterprise)
+            .cloned()
+            .collect())
+    }
+
+    async fn endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<Endpoint>> {
+        let s = self.lock()?;
+        Ok(s.position(enterprise, id).map(|i| s.endpoints[i].clone()))
+    }
+
+    async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()> {
+        let mut s = self.lock()?;
+        let limit = s.enterprise(endpoint.enterprise_id())?.endpoint_limit;
+        if s.count_endpoints(endpoint.enterprise_id()) >= limit as usize {
+            return Err(Error::limit_reached(EndpointId::ENTITY_CLASS, limit));
+        }
+        s.check_calendar(endpoint)?;
+        s.endpoints.push(endpoint.clone());
+        Ok(())
+    }
+
+    async fn update_endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        change: EndpointChange,
+    ) -> Result<Endpoint> {
+        let mut s = self.lock()?;
+        let i = s.position(enterprise, id).ok_or_else(|| id.not_found())?;
+        let updated = change(s.endpoints[i].clone())?;
+        if updated.id() != id || updated.enterprise_id() != enterprise {
+            return Err(Error::internal(
+                "an endpoint change altered the endpoint's identity",
+            ));
+        }
+        s.check_calendar(&updated)?;
+        s.endpoints[i] = updated.clone();
+        Ok(updated)
+    }
+
+    async fn delete_endpoint(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<bool> {
+        let mut s = self.lock()?;
+        let Some(i) = s.position(enterprise, id) else {
+            return Ok(false);
+        };
+        s.endpoints.remove(i);
+        s.pairing_codes
+            .retain(|p| !(p.enterprise_id == *enterprise && p.endpoint_id == *id));
+        s.paired
+            .retain(|p| !(p.enterprise_id == *enterprise && p.endpoint_id == *id));
+        s.statuses.remove(&(enterprise.clone(), id.clone()));
+        Ok(true)
+    }
+
+    async fn bulk_put(
+        &self,
+        enterprise: &EnterpriseId,
+        ids: Vec<EndpointId>,
+        apply: CsvApply,
+    ) -> Result<()> {
+        let mut s = self.lock()?;
+        let limit = s.enterprise(enterprise)?.endpoint_limit as usize;
+        let wanted: HashSet<_> = ids.into_iter().collect();
+        let mine = s
+            .endpoints
+            .iter()
+            .filter(|e| e.enterprise_id() == enterprise);
+        let ctx = CsvContext {
+            existing: mine
+                .clone()
+                .filter(|e| wanted.contains(e.id()))
+                .map(|e| (e.id().clone(), e.clone()))
+                .collect(),
+            calendar_owners: mine
+                .clone()
+                .filter_map(|e| {
+                    Some((
+                        e.profile().calendar_id()?.as_str().to_owned(),
+                        e.id().clone(),
+                    ))
+                })
+                .collect(),
+            listeners: s
+                .listeners
+                .iter()
+                .filter(|l| l.enterprise_id == *enterprise)
+                .map(|l| l.id.clone())
+                .collect(),
+            capacity: limit.saturating_sub(s.count_endpoints(enterprise)),
+        };
+        let write = apply(ctx)?;
+        // Validate everything before changing anything: all or nothing.
+        let mut next = s.endpoints.clone();
+        for updated in write.updates {
+            let i = next
+                .iter()
+                .position(|e| e.enterprise_id() == enterprise && e.id() == updated.id())
+                .ok_or_else(|| updated.id().not_found())?;
+            next[i] = updated;
+        }
+        next.extend(write.inserts);
+        let staged = State {
+            endpoints: next,
+            ..State::default()
+        };
+        if staged.count_endpoints(enterprise) > limit {
+            return Err(Error::limit_reached(EndpointId::ENTITY_CLASS, limit as u32));
+        }
+        for e in staged
+            .endpoints
+            .iter()
+            .filter(|e| e.enterprise_id() == enterprise)
+        {
+            staged.check_calendar(e)?;
+        }
+        s.endpoints = staged.endpoints;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl ListenerStore for MemoryStore {
+    async fn insert_listener(&self, listener: &ListenerService) -> Result<()> {
+        self.lock()?.listeners.push(listener.clone());
+        Ok(())
+    }
+
+    async fn list_listeners(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerService>> {
+        Ok(self
+            .lock()?
+            .listeners
+            .iter()
+            .filter(|l| l.enterprise_id == *enterprise)
+            .cloned()
+            .collect())
+    }
+
+    async fn listener(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &ListenerServiceId,
+    ) -> Result<Option<ListenerService>> {
+        Ok(self
+            .lock()?
+            .listeners
+            .iter()
+            .find(|l| l.enterprise_id == *enterprise && l.id == *id)
+            .cloned())
+    }
+
+    async fn update_listener(&self, listener: &ListenerService) -> Result<bool> {
+        let mut s = self.lock()?;
+        match s
+            .listeners
+            .iter_mut()
+            .find(|l| l.enterprise_id == listener.enterprise_id && l.id == listener.id)
+        {
+            Some(l) => {
+                *l = listener.clone();
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn delete_listener(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &ListenerServiceId,
+    ) -> Result<bool> {
+        let mut s = self.lock()?;
+        let users = s
+            .endpoints
+            .iter()
+            .filter(|e| {
+                e.enterprise_id() == enterprise && e.profile().listener().as_ref() == Some(id)
+            })
+            .count();
+        if users > 0 {
+            return Err(listener_in_use(id, users));
+        }
+        let before = s.listeners.len();
+        s.listeners
+            .retain(|l| !(l.enterprise_id == *enterprise && l.id == *id));
+        Ok(s.listeners.len() != before)
+    }
+}
+
+/// `Invalid`: a listener service cannot be deleted while endpoints name it.
+pub fn listener_in_use(id: &ListenerServiceId, endpoints: usize) -> Error {
+    Error::invalid(format!(
+        "listener service {id} is still used by {endpoints} endpoint(s); move or delete them first"
+    ))
+}
+
+#[async_trait]
+impl PairingStore for MemoryStore {
+    async fn current_pairing_code(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+    ) -> Result<Option<PairingCode>> {
+        Ok(self
+            .lock()?
+            .pairing_codes
+            .iter()
+            .find(|p| p.enterprise_id == *enterprise && p.endpoint_id == *endpoint)
+            .cloned())
+    }
+
+    async fn pairing_code(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &PairingCodeId,
+    ) -> Result<Option<PairingCode>> {
+        Ok(self
+            .lock()?
+            .pairing_codes
+            .iter()
+            .find(|p| p.enterprise_id == *enterprise && p.id == *id)
+            .cloned())
+    }
+
+    async fn pairing_code_by_code(&self, code: &str) -> Result<Option<PairingCode>> {
+        Ok(self
+            .lock()?
+            .pairing_codes
+            .iter()
+            .find(|p| p.code == code)
+            .cloned())
+    }
+
+    async fn save_pairing_code(&self, code: &PairingCode) -> Result<()> {
+        let mut s = self.lock()?;
+        if s.pairing_codes
+            .iter()
+            .any(|p| p.code == code.code && p.endpoint_id != code.endpoint_id)
+        {
+            return Err(Error::internal("pairing code collision"));
+        }
+        s.pairing_codes.retain(|p| {
+            !(p.enterprise_id == code.enterprise_id && p.endpoint_id == code.endpoint_id)
+        });
+        s.pairing_codes.push(code.clone());
+        Ok(())
+    }
+
+    async fn touch_paired(&self, token: &AccessToken, now: i64) -> Result<Option<PairedStatus>> {
+        let mut s = self.lock()?;
+        let existing = s.paired.iter().position(|p| p.token_id == *token.id());
+        let previous = existing.map(|i| s.paired.remove(i));
+        let next = PairedStatus::on_use(previous, token, now);
+        if let Some(n) = &next {
+            s.paired.push(n.clone());
+        }
+        Ok(next)
+    }
+
+    async fn paired(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        now: i64,
+    ) -> Result<Vec<PairedStatus>> {
+        Ok(self
+            .lock()?
+            .paired
+            .iter()
+            .filter(|p| {
+                p.enterprise_id == *enterprise && p.endpoint_id == *endpoint && p.is_live(now)
+            })
+            .cloned()
+            .collect())
+    }
+
+    async fn purge_expired_paired(&self, now: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.paired.len();
+        s.paired.retain(|p| p.is_live(now));
+        Ok((before - s.paired.len()) as u64)
+    }
+}
+
+#[async_trait]
+impl StatusStore for MemoryStore {
+    async fn save_statuses(
+        &self,
+        enterprise: &EnterpriseId,
+        statuses: &[EndpointStatus],
+    ) -> Result<()> {
+        let mut s = self.lock()?;
+        for status in statuses {
+            // Only endpoints of this enterprise get a status.
+            if s.position(enterprise, &status.endpoint_id).is_some() {
+                s.statuses.insert(
+                    (enterprise.clone(), status.endpoint_id.clone()),
+                    status.clone(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    async fn statuses(&self, enterprise: &EnterpriseId) -> Result<Vec<EndpointStatus>> {
+        let s = self.lock()?;
+        Ok(s.endpoints
+            .iter()
+            .filter(|e| e.enterprise_id() == enterprise)
+            .filter_map(|e| {
+                s.statuses
+                    .get(&(enterprise.clone(), e.id().clone()))
+                    .cloned()
+            })
+            .collect())
+    }
+
+    async fn status(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+    ) -> Result<Option<EndpointStatus>> {
+        Ok(self
+            .lock()?
+            .statuses
+            .get(&(enterprise.clone(), endpoint.clone()))
+            .cloned())
+    }
+}
+
+#[async_trait]
+impl FailureStore for MemoryStore {
+    async fn record_failure(&self, failure: &Failure) -> Result<()> {
+        self.lock()?.failures.push(failure.clone());
+        Ok(())
+    }
+
+    async fn failures(&self, enterprise: &EnterpriseId, limit: usize) -> Result<Vec<Failure>> {
+        Ok(self
+            .lock()?
+            .failures
+            .iter()
+            .rev()
+            .filter(|f| f.enterprise_id == *enterprise)
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+}
+
+#[async_trait]
+impl StoreHealth for MemoryStore {
+    async fn ping(&self) -> Result<()> {
+        self.lock().map(drop)
+    }
+}

@@ -1,0 +1,375 @@
+//! Ports: what the domain needs from the outside world, as traits the adapters implement.
+//!
+//! Storage ports are scoped by enterprise: every method that reads or writes tenant data takes
+//! the enterprise (or an entity that names it), and an implementation must never return or
+//! change another enterprise's rows. The only lookups without an enterprise are those whose
+//! key itself identifies one: a token hash, a username, a pairing code.
+//!
+//! Each method documents the catalog errors an implementation must return; anything else a
+//! driver reports becomes `Error::internal` (or `Error::storage_unavailable` when the database
+//! cannot be reached). All storage adapters pass one contract suite (`roomlink-store`'s tests).
+//!
+//! With the `mock` feature every port has a mockall mock (`MockEndpointStore`, ...).
+
+use crate::endpoint::Endpoint;
+use crate::enterprise::{Enterprise, ServiceUser};
+use crate::error::Result;
+use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
+use crate::listener::ListenerService;
+use crate::pairing::{PairedStatus, PairingCode};
+use crate::rules::csv::CsvContext;
+use crate::rules::dtmf::Dtmf;
+use crate::rules::join::JoinRequest;
+use crate::secret::{SealedSecret, Secret};
+use crate::status::{EndpointStatus, Failure};
+use crate::token::{AccessToken, TokenHash};
+use async_trait::async_trait;
+
+#[cfg(feature = "mock")]
+use mockall::automock;
+
+/// A change applied to a stored endpoint inside the store's transaction.
+pub type EndpointChange = Box<dyn FnOnce(Endpoint) -> Result<Endpoint> + Send>;
+
+/// Turns the CSV context read inside the upload's transaction into the rows to write.
+pub type CsvApply = Box<dyn FnOnce(CsvContext) -> Result<CsvWrite> + Send>;
+
+/// The writes of one CSV upload.
+#[derive(Debug, Default)]
+pub struct CsvWrite {
+    pub inserts: Vec<Endpoint>,
+    pub updates: Vec<Endpoint>,
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait EnterpriseStore: Send + Sync {
+    /// Creates an enterprise. `Invalid` if its name is taken.
+    async fn create_enterprise(&self, enterprise: &Enterprise) -> Result<()>;
+    async fn enterprise(&self, id: &EnterpriseId) -> Result<Option<Enterprise>>;
+    async fn enterprise_by_name(&self, name: &str) -> Result<Option<Enterprise>>;
+    /// Sets or removes the enterprise's public key. `false` if the enterprise does not exist.
+    async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait UserStore: Send + Sync {
+    /// Creates a service user. `Invalid` if the username is taken in any enterprise.
+    async fn create_user(&self, user: &ServiceUser) -> Result<()>;
+    /// The user with this username, in whichever enterprise (Basic auth names none).
+    async fn user_by_username(&self, username: &str) -> Result<Option<ServiceUser>>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait TokenStore: Send + Sync {
+    async fn insert_token(&self, token: &AccessToken) -> Result<()>;
+    /// The token with this hash if it is live at `now` (the token names its enterprise).
+    async fn token_by_hash(&self, hash: &TokenHash, now: i64) -> Result<Option<AccessToken>>;
+    /// The enterprise's token with this id if it is live at `now`.
+    async fn token_by_id(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &TokenId,
+        now: i64,
+    ) -> Result<Option<AccessToken>>;
+    /// The enterprise's tokens live at `now`, oldest first.
+    async fn list_tokens(&self, enterprise: &EnterpriseId, now: i64) -> Result<Vec<AccessToken>>;
+    /// Deletes the token and, in the same transaction, its paired statuses. `false` if none.
+    async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool>;
+    /// Deletes every token expired at `now`; returns how many.
+    async fn purge_expired_tokens(&self, now: i64) -> Result<u64>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait EndpointStore: Send + Sync {
+    /// The enterprise's endpoints in creation order.
+    async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>>;
+    async fn endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<Endpoint>>;
+    /// Inserts into the endpoint's enterprise, atomically with the limit check:
+    /// `LimitReached` at the enterprise's endpoint limit (also under concurrent inserts),
+    /// `DuplicateCalendarId` if another endpoint of the enterprise has its calendarId.
+    async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()>;
+    /// Reads the endpoint, applies `change` and writes the result, in one transaction.
+    /// `NotFound` if the enterprise has no such endpoint; `DuplicateCalendarId`; any error
+    /// from `change` is returned and nothing is written.
+    async fn update_endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        change: EndpointChange,
+    ) -> Result<Endpoint>;
+    /// Deletes the endpoint with its status, pairing code and paired statuses. `false` if none.
+    async fn delete_endpoint(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<bool>;
+    /// One CSV upload, in one transaction: reads the [`CsvContext`] for the named `ids`
+    /// (existing endpoints, calendarIds in use, listener ids, remaining capacity under the
+    /// limit, all consistent with the writes), calls `apply`, and writes its inserts and
+    /// updates in batched statements. If `apply` or any write fails, nothing is written.
+    async fn bulk_put(
+        &self,
+        enterprise: &EnterpriseId,
+        ids: Vec<EndpointId>,
+        apply: CsvApply,
+    ) -> Result<()>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait ListenerStore: Send + Sync {
+    async fn insert_listener(&self, listener: &ListenerService) -> Result<()>;
+    async fn list_listeners(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerService>>;
+    async fn listener(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &ListenerServiceId,
+    ) -> Result<Option<ListenerService>>;
+    /// Replaces the listener of `listener.enterprise_id`. `false` if it does not exist.
+    async fn update_listener(&self, listener: &ListenerService) -> Result<bool>;
+    /// `Invalid` while endpoints still name it; `false` if it does not exist.
+    async fn delete_listener(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &ListenerServiceId,
+    ) -> Result<bool>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait PairingStore: Send + Sync {
+    /// The endpoint's current pairing code.
+    async fn current_pairing_code(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+    ) -> Result<Option<PairingCode>>;
+    async fn pairing_code(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &PairingCodeId,
+    ) -> Result<Option<PairingCode>>;
+    /// The current pairing code with this code (codes are unique across enterprises).
+    async fn pairing_code_by_code(&self, code: &str) -> Result<Option<PairingCode>>;
+    /// Makes `code` its endpoint's current pairing code, replacing any earlier one.
+    async fn save_pairing_code(&self, code: &PairingCode) -> Result<()>;
+    /// Applies one use of a Zero Touch token at `now`, atomically: creates the token's
+    /// PairedStatus, or moves its heartbeat (see `PairedStatus::on_use`).
+    async fn touch_paired(&self, token: &AccessToken, now: i64) -> Result<Option<PairedStatus>>;
+    /// The endpoint's PairedStatus records live at `now`.
+    async fn paired(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        now: i64,
+    ) -> Result<Vec<PairedStatus>>;
+    /// Deletes PairedStatus records expired at `now`; returns how many.
+    async fn purge_expired_paired(&self, now: i64) -> Result<u64>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait StatusStore: Send + Sync {
+    /// Upserts the last observed status of each endpoint (of `enterprise` only).
+    async fn save_statuses(
+        &self,
+        enterprise: &EnterpriseId,
+        statuses: &[EndpointStatus],
+    ) -> Result<()>;
+    async fn statuses(&self, enterprise: &EnterpriseId) -> Result<Vec<EndpointStatus>>;
+    async fn status(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+    ) -> Result<Option<EndpointStatus>>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait FailureStore: Send + Sync {
+    async fn record_failure(&self, failure: &Failure) -> Result<()>;
+    /// The enterprise's most recent failures, newest first, at most `limit`.
+    async fn failures(&self, enterprise: &EnterpriseId, limit: usize) -> Result<Vec<Failure>>;
+}
+
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait StoreHealth: Send + Sync {
+    /// Succeeds when the database answers; `StorageUnavailable` otherwise.
+    async fn ping(&self) -> Result<()>;
+}
+
+/// Every storage port at once: what a storage adapter provides.
+pub trait Store:
+    EnterpriseStore
+    + UserStore
+    + TokenStore
+    + EndpointStore
+    + ListenerStore
+    + PairingStore
+    + StatusStore
+    + FailureStore
+    + StoreHealth
+{
+}
+
+impl<T> Store for T where
+    T: EnterpriseStore
+        + UserStore
+        + TokenStore
+        + EndpointStore
+        + ListenerStore
+        + PairingStore
+        + StatusStore
+        + FailureStore
+        + StoreHealth
+{
+}
+
+/// Wall-clock time in milliseconds since the Unix epoch. Everything time-dependent (token
+/// expiry, pairing heartbeats, status timestamps) reads it here, so tests can fix it.
+#[cfg_attr(feature = "mock", automock)]
+pub trait Clock: Send + Sync {
+    fn now_ms(&self) -> i64;
+}
+
+/// Fresh identifiers and secrets from a CSPRNG.
+#[cfg_attr(feature = "mock", automock)]
+pub trait IdGenerator: Send + Sync {
+    /// A new entity id: 24 lower-case hex digits.
+    fn entity_id(&self) -> String;
+    /// A new access token: 32 characters of `[0-9a-v]` (160 bits).
+    fn access_token(&self) -> Secret;
+    /// A new pairing code (see `docs/decisions.md` for its alphabet and length).
+    fn pairing_code(&self) -> String;
+    /// A new listener secret.
+    fn listener_secret(&self) -> Secret;
+}
+
+/// Hashes and verifies service-user passwords. Implementations are CPU-heavy by design and
+/// must run off the async reactor.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait PasswordHasher: Send + Sync {
+    /// `false` for a wrong password or a hash of an unknown format.
+    async fn verify(&self, password: Secret, hash: String) -> Result<bool>;
+    async fn hash(&self, password: Secret) -> Result<String>;
+}
+
+/// Seals endpoint passwords and listener secrets for storage.
+#[cfg_attr(feature = "mock", automock)]
+pub trait SecretSealer: Send + Sync {
+    /// Seals `plaintext`: to the enterprise's public key when it has one (then only its
+    /// listener can open it), otherwise with the service's own key.
+    #[allow(clippy::needless_lifetimes)] // mockall needs the lifetime named
+    fn seal<'a>(
+        &self,
+        plaintext: &Secret,
+        enterprise_public_key: Option<&'a str>,
+    ) -> Result<SealedSecret>;
+    /// Opens a value sealed with the service key; `None` if it was sealed to an enterprise key.
+    /// `EncryptionUpdated` if the key that sealed it is no longer available.
+    fn open(&self, sealed: &SealedSecret) -> Result<Option<Secret>>;
+    /// The key id `seal` would use now. A stored value with another key id is stale.
+    #[allow(clippy::needless_lifetimes)] // mockall needs the lifetime named
+    fn current_key_id<'a>(&self, enterprise_public_key: Option<&'a str>) -> Result<String>;
+}
+
+/// Who a companion-platform user is, as the platform says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformUser {
+    pub platform_id: i64,
+    /// The platform username, which is also the e-mail address.
+    pub username: String,
+    pub enterprise_name: String,
+    pub enterprise_admin: bool,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    /// Whether Zero Touch pairing is enabled for the user.
+    pub zero_touch: bool,
+}
+
+/// The companion meeting platform's identity service.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait PlatformIdentity: Send + Sync {
+    /// The user if the platform accepts this username and password; `None` if it refuses them.
+    async fn verify_password(
+        &self,
+        username: &str,
+        password: &Secret,
+    ) -> Result<Option<PlatformUser>>;
+    /// The user a platform access token belongs to; `None` if the token is unknown or expired.
+    async fn introspect(&self, token: &Secret) -> Result<Option<PlatformUser>>;
+}
+
+/// A command for a room system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Join(JoinRequest),
+    HangUp,
+    SendDtmf(Dtmf),
+    MuteMicrophone,
+    UnmuteMicrophone,
+}
+
+impl Command {
+    /// The command's name in errors (`commandName`) and in the listener protocol.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Join(_) => "join",
+            Command::HangUp => "hangup",
+            Command::SendDtmf(_) => "senddtmf",
+            Command::MuteMicrophone => "mutemicrophone",
+            Command::UnmuteMicrophone => "unmutemicrophone",
+        }
+    }
+}
+
+/// How the listener gets the endpoint's password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndpointCredential {
+    None,
+    /// Opened by roomlink (sealed with the service key), sent over the authenticated channel.
+    Plain(Secret),
+    /// Sealed to the enterprise's public key; only the listener can open it.
+    SealedForListener(SealedSecret),
+}
+
+/// Where a command goes: the listener (with its opened secret) and the endpoint.
+#[derive(Debug, Clone)]
+pub struct CommandTarget {
+    pub listener_id: ListenerServiceId,
+    pub base_url: String,
+    pub listener_secret: Secret,
+    pub endpoint: Endpoint,
+    pub credential: EndpointCredential,
+}
+
+/// What a listener observed of a room system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObservedState {
+    pub call_active: bool,
+    pub reserved: bool,
+    pub dialing: bool,
+    pub microphone_muted: bool,
+    pub last_dial_timestamp_millis: Option<i64>,
+}
+
+/// Sends commands to listener services. Failures are the catalog's listener and remote-system
+/// errors (see `docs/listener-protocol.md`).
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait ListenerTransport: Send + Sync {
+    /// Sends one command; returns the room system's state after it.
+    async fn send(&self, target: &CommandTarget, command: &Command) -> Result<ObservedState>;
+    /// Asks one listener for the state of many of its endpoints in one request.
+    async fn poll(
+        &self,
+        targets: &[CommandTarget],
+    ) -> Result<Vec<(EndpointId, Result<ObservedState>)>>;
+}

@@ -1,0 +1,81 @@
+//! Operator use cases behind `roomlink admin`: enterprises and service users.
+
+use crate::access::Role;
+use crate::enterprise::{
+    DEFAULT_ENDPOINT_LIMIT, Enterprise, ServiceUser, check_enterprise_name, check_username,
+};
+use crate::error::{Error, Result};
+use crate::ids::{EnterpriseId, UserId};
+use crate::ports::{EnterpriseStore, IdGenerator, PasswordHasher, UserStore};
+use crate::secret::Secret;
+use std::sync::Arc;
+
+/// Service passwords: 8 to 1024 characters.
+pub const SERVICE_PASSWORD_MIN_CHARS: usize = 8;
+
+pub struct Admin {
+    pub enterprises: Arc<dyn EnterpriseStore>,
+    pub users: Arc<dyn UserStore>,
+    pub hasher: Arc<dyn PasswordHasher>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+impl Admin {
+    /// Creates an enterprise; `Invalid` if the name is malformed or taken.
+    pub async fn create_enterprise(
+        &self,
+        name: &str,
+        endpoint_limit: Option<u32>,
+    ) -> Result<Enterprise> {
+        check_enterprise_name(name)?;
+        let enterprise = Enterprise {
+            id: EnterpriseId::from_trusted(self.ids.entity_id()),
+            name: name.to_owned(),
+            endpoint_limit: endpoint_limit.unwrap_or(DEFAULT_ENDPOINT_LIMIT),
+            public_key: None,
+        };
+        self.enterprises.create_enterprise(&enterprise).await?;
+        Ok(enterprise)
+    }
+
+    /// Creates a service user of a named enterprise with ROLE_READWRITE or ROLE_READONLY.
+    pub async fn create_user(
+        &self,
+        enterprise_name: &str,
+        username: &str,
+        role: Role,
+        password: Secret,
+    ) -> Result<ServiceUser> {
+        check_username(username)?;
+        if role == Role::PairingCode {
+            return Err(Error::invalid(
+                "role: service users are ROLE_READWRITE or ROLE_READONLY",
+            ));
+        }
+        let n = password.expose().chars().count();
+        if !(SERVICE_PASSWORD_MIN_CHARS..=crate::rules::PASSWORD_MAX_CHARS).contains(&n) {
+            return Err(Error::invalid(format!(
+                "password: must be {SERVICE_PASSWORD_MIN_CHARS} to {} characters",
+                crate::rules::PASSWORD_MAX_CHARS
+            )));
+        }
+        let enterprise = self
+            .enterprises
+            .enterprise_by_name(enterprise_name)
+            .await?
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "enterprise: no enterprise named '{enterprise_name}'"
+                ))
+            })?;
+        let user = ServiceUser {
+            id: UserId::from_trusted(self.ids.entity_id()),
+            enterprise_id: enterprise.id,
+            username: username.to_owned(),
+            password_hash: self.hasher.hash(password).await?,
+            role,
+        };
+        self.users.create_user(&user).await?;
+        Ok(user)
+    }
+}

@@ -1,0 +1,212 @@
+//! Authentication: from the credentials of a request to a [`Principal`].
+//!
+//! - An access token (header or query) is hashed and looked up, through a short-lived cache
+//!   ([`TokenCache`]) that a deletion on this instance invalidates at once.
+//! - Basic credentials are tried as a service user first (bcrypt/argon2 verify, off the
+//!   reactor), then as companion-platform credentials.
+//!
+//! Missing credentials are `NotAuthenticated`; wrong ones are `BadCredentialsException`.
+
+use crate::access::{Operation, RoleSet, Target, ZeroTouchScope, authorize};
+use crate::enterprise::Enterprise;
+use crate::error::{Error, Result};
+use crate::ids::EnterpriseId;
+use crate::ports::{
+    Clock, EnterpriseStore, PasswordHasher, PlatformIdentity, PlatformUser, TokenStore, UserStore,
+};
+use crate::secret::Secret;
+use crate::token::{AccessToken, TokenHash};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What a request presented.
+#[derive(Debug, Clone)]
+pub enum Credentials {
+    Basic { username: String, password: Secret },
+    Token(Secret),
+}
+
+/// Who is calling.
+#[derive(Debug, Clone)]
+pub enum Subject {
+    ServiceUser { username: String },
+    PlatformUser(PlatformUser),
+    Token(Box<AccessToken>),
+}
+
+/// An authenticated caller: an enterprise, roles, and who they are.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub enterprise_id: EnterpriseId,
+    pub enterprise_name: String,
+    pub roles: RoleSet,
+    pub subject: Subject,
+}
+
+impl Principal {
+    /// `Forbidden` unless the caller's roles allow `op` on `target`.
+    pub fn authorize(&self, op: Operation, target: Target<'_>) -> Result<()> {
+        authorize(self.roles, self.zero_touch_scope().as_ref(), op, target)
+    }
+
+    /// The token the caller authenticated with, if any.
+    pub fn token(&self) -> Option<&AccessToken> {
+        match &self.subject {
+            Subject::Token(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn zero_touch_scope(&self) -> Option<ZeroTouchScope> {
+        self.token().and_then(AccessToken::zero_touch_scope)
+    }
+
+    /// The name of the person or service behind the call, for logs and the tokens they create.
+    pub fn username(&self) -> Option<&str> {
+        match &self.subject {
+            Subject::ServiceUser { username } => Some(username),
+            Subject::PlatformUser(u) => Some(&u.username),
+            Subject::Token(t) => t.parts().creator.as_deref(),
+        }
+    }
+}
+
+/// The roles a platform user gets: enterprise admins full rights, others read-only.
+pub fn platform_roles(user: &PlatformUser) -> RoleSet {
+    if user.enterprise_admin {
+        RoleSet::read_write()
+    } else {
+        RoleSet::read_only()
+    }
+}
+
+/// Live tokens by hash, kept for [`TokenCache::TTL_MS`]. Bounded: when full, it is cleared.
+#[derive(Default)]
+pub struct TokenCache {
+    entries: Mutex<HashMap<TokenHash, (AccessToken, i64)>>,
+}
+
+impl TokenCache {
+    /// A token deleted on another instance stays usable here for at most this long.
+    pub const TTL_MS: i64 = 5_000;
+    const MAX_ENTRIES: usize = 10_000;
+
+    fn get(&self, hash: &TokenHash, now: i64) -> Option<AccessToken> {
+        let entries = self.entries.lock().ok()?;
+        let (token, cached_at) = entries.get(hash)?;
+        (now - cached_at < Self::TTL_MS && token.is_live(now)).then(|| token.clone())
+    }
+
+    fn put(&self, token: AccessToken, now: i64) {
+        if let Ok(mut entries) = self.entries.lock() {
+            if entries.len() >= Self::MAX_ENTRIES {
+                entries.clear();
+            }
+            entries.insert(token.hash().clone(), (token, now));
+        }
+    }
+
+    /// Forgets a token at once (it was deleted).
+    pub fn invalidate(&self, hash: &TokenHash) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.remove(hash);
+        }
+    }
+}
+
+pub struct Authenticator {
+    pub tokens: Arc<dyn TokenStore>,
+    pub users: Arc<dyn UserStore>,
+    pub enterprises: Arc<dyn EnterpriseStore>,
+    pub hasher: Arc<dyn PasswordHasher>,
+    pub platform: Arc<dyn PlatformIdentity>,
+    pub clock: Arc<dyn Clock>,
+    pub cache: Arc<TokenCache>,
+}
+
+impl Authenticator {
+    /// The caller behind `credentials`; `NotAuthenticated` when there are none.
+    pub async fn authenticate(&self, credentials: Option<Credentials>) -> Result<Principal> {
+        match credentials {
+            None => Err(Error::not_authenticated()),
+            Some(Credentials::Token(token)) => self.by_token(&token).await,
+            Some(Credentials::Basic { username, password }) => {
+                self.by_password(&username, password).await
+            }
+        }
+    }
+
+    async fn by_token(&self, token: &Secret) -> Result<Principal> {
+        let now = self.clock.now_ms();
+        let hash = TokenHash::of(token);
+        let token = match self.cache.get(&hash, now) {
+            Some(t) => t,
+            None => {
+                let t = self
+                    .tokens
+                    .token_by_hash(&hash, now)
+                    .await?
+                    .ok_or_else(Error::bad_credentials)?;
+                self.cache.put(t.clone(), now);
+                t
+            }
+        };
+        Ok(Principal {
+            enterprise_id: token.enterprise_id().clone(),
+            enterprise_name: token.parts().enterprise_name.clone(),
+            roles: token.roles(),
+            subject: Subject::Token(Box::new(token)),
+        })
+    }
+
+    /// Basic credentials: a service user, else a companion-platform user.
+    pub async fn by_password(&self, username: &str, password: Secret) -> Result<Principal> {
+        if let Some(user) = self.users.user_by_username(username).await? {
+            if !self
+                .hasher
+                .verify(password, user.password_hash.clone())
+                .await?
+            {
+                return Err(Error::bad_credentials());
+            }
+            let enterprise = self.enterprise(&user.enterprise_id).await?;
+            return Ok(Principal {
+                enterprise_id: enterprise.id,
+                enterprise_name: enterprise.name,
+                roles: RoleSet::granted_by(user.role),
+                subject: Subject::ServiceUser {
+                    username: user.username,
+                },
+            });
+        }
+        let user = self
+            .platform
+            .verify_password(username, &password)
+            .await?
+            .ok_or_else(Error::bad_credentials)?;
+        self.platform_principal(user).await
+    }
+
+    /// A principal for a platform user, in the enterprise the platform names.
+    pub async fn platform_principal(&self, user: PlatformUser) -> Result<Principal> {
+        let enterprise = self
+            .enterprises
+            .enterprise_by_name(&user.enterprise_name)
+            .await?
+            // The platform vouches for a user of an enterprise roomlink does not serve.
+            .ok_or_else(Error::bad_credentials)?;
+        Ok(Principal {
+            enterprise_id: enterprise.id,
+            enterprise_name: enterprise.name,
+            roles: platform_roles(&user),
+            subject: Subject::PlatformUser(user),
+        })
+    }
+
+    async fn enterprise(&self, id: &EnterpriseId) -> Result<Enterprise> {
+        self.enterprises
+            .enterprise(id)
+            .await?
+            .ok_or_else(|| Error::internal(format!("user of missing enterprise {id}")))
+    }
+}

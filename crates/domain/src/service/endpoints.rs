@@ -1,0 +1,264 @@
+//! Endpoint provisioning use cases: list, get, insert, replace, patch, delete, bulk CSV.
+
+use super::auth::Principal;
+use crate::access::{Operation, Target};
+use crate::endpoint::{Endpoint, EndpointProfile};
+use crate::error::{Error, Result};
+use crate::ids::{EndpointId, EnterpriseId};
+use crate::ports::{
+    CsvWrite, EndpointStore, EnterpriseStore, IdGenerator, ListenerStore, SecretSealer,
+};
+use crate::rules::csv::{CsvPlan, CsvUpload};
+use crate::rules::{EndpointDraft, patch, put};
+use crate::secret::{SealedSecret, SecretChange};
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+
+pub struct EndpointService {
+    pub endpoints: Arc<dyn EndpointStore>,
+    pub listeners: Arc<dyn ListenerStore>,
+    pub enterprises: Arc<dyn EnterpriseStore>,
+    pub sealer: Arc<dyn SecretSealer>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+/// What a CSV upload did, for the logs (the client gets the full list).
+#[derive(Debug, Clone, Default)]
+pub struct CsvOutcome {
+    pub created: usize,
+    pub updated: usize,
+    pub skipped: Vec<crate::rules::csv::SkippedRow>,
+}
+
+impl EndpointService {
+    pub async fn list(&self, principal: &Principal) -> Result<Vec<Endpoint>> {
+        principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
+        self.endpoints
+            .list_endpoints(&principal.enterprise_id)
+            .await
+    }
+
+    pub async fn get(&self, principal: &Principal, id: &EndpointId) -> Result<Endpoint> {
+        principal.authorize(Operation::GetEndpoint, Target::Endpoint(id))?;
+        self.endpoints
+            .endpoint(&principal.enterprise_id, id)
+            .await?
+            .ok_or_else(|| id.not_found())
+    }
+
+    /// POST: a new endpoint from a JSON object.
+    pub async fn insert(
+        &self,
+        principal: &Principal,
+        body: &Map<String, Value>,
+    ) -> Result<Endpoint> {
+        principal.authorize(Operation::InsertEndpoint, Target::Enterprise)?;
+        let draft = put::insert(body)?;
+        self.check_listener(&principal.enterprise_id, &draft.profile)
+            .await?;
+        let key = self.public_key(&principal.enterprise_id).await?;
+        let password = seal_change(self.sealer.as_ref(), &draft.password, None, key.as_deref())?;
+        let endpoint = Endpoint::new(
+            EndpointId::from_trusted(self.ids.entity_id()),
+            principal.enterprise_id.clone(),
+            draft.profile,
+            password,
+        )?;
+        self.endpoints.insert_endpoint(&endpoint).await?;
+        Ok(endpoint)
+    }
+
+    /// PUT: replaces every field of the endpoint with the body's.
+    pub async fn replace(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+        body: &Map<String, Value>,
+    ) -> Result<Endpoint> {
+        principal.authorize(Operation::UpdateEndpoint, Target::Endpoint(id))?;
+        let body = body.clone();
+        self.change(principal, id, move |current| put::replace(current, &body))
+            .await
+    }
+
+    /// PATCH: merges `modifiedFields` (the body, or the body's `modifiedFields`).
+    pub async fn patch(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+        body: Value,
+    ) -> Result<Endpoint> {
+        principal.authorize(Operation::PatchEndpoint, Target::Endpoint(id))?;
+        let fields = patch::modified_fields(body)?;
+        self.change(principal, id, move |current| patch::merge(current, &fields))
+            .await
+    }
+
+    pub async fn delete(&self, principal: &Principal, id: &EndpointId) -> Result<()> {
+        principal.authorize(Operation::DeleteEndpoint, Target::Endpoint(id))?;
+        if self
+            .endpoints
+            .delete_endpoint(&principal.enterprise_id, id)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(id.not_found())
+        }
+    }
+
+    /// Bulk load from CSV in one transaction; answers with the full list afterwards.
+    pub async fn bulk_put(
+        &self,
+        principal: &Principal,
+        csv: &[u8],
+    ) -> Result<(Vec<Endpoint>, CsvOutcome)> {
+        principal.authorize(Operation::BulkPutEndpoints, Target::Enterprise)?;
+        let upload = CsvUpload::parse(csv)?;
+        let enterprise = principal.enterprise_id.clone();
+        let key = self.public_key(&enterprise).await?;
+        let outcome = Arc::new(Mutex::new(CsvOutcome::default()));
+        let (sealer, ids, report) = (self.sealer.clone(), self.ids.clone(), outcome.clone());
+        let ids_named = upload.ids();
+        let ent = enterprise.clone();
+        self.endpoints
+            .bulk_put(
+                &enterprise,
+                ids_named,
+                Box::new(move |ctx| {
+                    let plan = upload.plan(&ctx);
+                    let write = materialize(
+                        &plan,
+                        &ctx.existing,
+                        &ent,
+                        sealer.as_ref(),
+                        ids.as_ref(),
+                        key.as_deref(),
+                    )?;
+                    if let Ok(mut r) = report.lock() {
+                        *r = CsvOutcome {
+                            created: write.inserts.len(),
+                            updated: write.updates.len(),
+                            skipped: plan.skipped,
+                        };
+                    }
+                    Ok(write)
+                }),
+            )
+            .await?;
+        let list = self.endpoints.list_endpoints(&enterprise).await?;
+        let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();
+        Ok((list, outcome))
+    }
+
+    /// Applies a write rule. It runs once on the current row to fail fast and to learn which
+    /// listener the result names, then again, authoritatively, on the row read inside the
+    /// store's transaction (the rules are pure, so both runs agree unless the row changed).
+    async fn change(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+        rule: impl Fn(&Endpoint) -> Result<EndpointDraft> + Send + Sync + 'static,
+    ) -> Result<Endpoint> {
+        let enterprise = principal.enterprise_id.clone();
+        let current = self
+            .endpoints
+            .endpoint(&enterprise, id)
+            .await?
+            .ok_or_else(|| id.not_found())?;
+        let preview = rule(&current)?;
+        self.check_listener(&enterprise, &preview.profile).await?;
+        let key = self.public_key(&enterprise).await?;
+        let sealer = self.sealer.clone();
+        self.endpoints
+            .update_endpoint(
+                &enterprise,
+                id,
+                Box::new(move |stored| {
+                    let draft = rule(&stored)?;
+                    let password = seal_change(
+                        sealer.as_ref(),
+                        &draft.password,
+                        stored.password(),
+                        key.as_deref(),
+                    )?;
+                    Endpoint::new(
+                        stored.id().clone(),
+                        stored.enterprise_id().clone(),
+                        draft.profile,
+                        password,
+                    )
+                }),
+            )
+            .await
+    }
+
+    async fn check_listener(
+        &self,
+        enterprise: &EnterpriseId,
+        profile: &EndpointProfile,
+    ) -> Result<()> {
+        let Some(listener) = profile.listener() else {
+            return Ok(());
+        };
+        match self.listeners.listener(enterprise, &listener).await? {
+            Some(_) => Ok(()),
+            None => Err(Error::invalid(format!(
+                "listenerServiceId: no listener service '{listener}' in this enterprise"
+            ))),
+        }
+    }
+
+    async fn public_key(&self, enterprise: &EnterpriseId) -> Result<Option<String>> {
+        Ok(self
+            .enterprises
+            .enterprise(enterprise)
+            .await?
+            .and_then(|e| e.public_key))
+    }
+}
+
+fn seal_change(
+    sealer: &dyn SecretSealer,
+    change: &SecretChange,
+    current: Option<&SealedSecret>,
+    key: Option<&str>,
+) -> Result<Option<SealedSecret>> {
+    match change {
+        SecretChange::Keep => Ok(current.cloned()),
+        SecretChange::Clear => Ok(None),
+        SecretChange::Set(secret) => sealer.seal(secret, key).map(Some),
+    }
+}
+
+/// Turns a CSV plan into endpoints to write: new ids, sealed passwords.
+fn materialize(
+    plan: &CsvPlan,
+    existing: &std::collections::HashMap<EndpointId, Endpoint>,
+    enterprise: &EnterpriseId,
+    sealer: &dyn SecretSealer,
+    ids: &dyn IdGenerator,
+    key: Option<&str>,
+) -> Result<CsvWrite> {
+    let mut write = CsvWrite::default();
+    for c in &plan.creates {
+        let password = sealer.seal(&c.password, key)?;
+        write.inserts.push(Endpoint::new(
+            EndpointId::from_trusted(ids.entity_id()),
+            enterprise.clone(),
+            c.profile.clone(),
+            Some(password),
+        )?);
+    }
+    for u in &plan.updates {
+        let current = existing.get(&u.id).and_then(Endpoint::password);
+        let password = seal_change(sealer, &u.password, current, key)?;
+        write.updates.push(Endpoint::new(
+            u.id.clone(),
+            enterprise.clone(),
+            u.profile.clone(),
+            password,
+        )?);
+    }
+    Ok(write)
+}
