@@ -1,1 +1,10 @@
-//! placeholder
+//! Adapters of two domain ports that need cryptography:
+//! - [`Passwords`]: `PasswordHasher` for service users (bcrypt; argon2id hashes accepted).
+//! - [`Sealer`]: `SecretSealer` for endpoint passwords and listener secrets
+//!   (XChaCha20-Poly1305 with the service key, or a sealed box to an enterprise's public key).
+
+mod passwords;
+mod sealing;
+
+pub use passwords::{DEFAULT_BCRYPT_COST, Passwords};
+pub use sealing::{KeyError, Sealer, ServiceKey, public_key_id};
