@@ -73,7 +73,11 @@ mod tests {
         let p = Passwords::with_bcrypt_cost(4);
         let hash = p.hash(Secret::new("correct horse")).await.unwrap();
         assert!(hash.starts_with("$2"));
-        assert!(p.verify(Secret::new("correct horse"), hash.clone()).await.unwrap());
+        assert!(
+            p.verify(Secret::new("correct horse"), hash.clone())
+                .await
+                .unwrap()
+        );
         assert!(!p.verify(Secret::new("wrong"), hash).await.unwrap());
     }
 
@@ -85,15 +89,37 @@ mod tests {
             .to_string();
         assert!(hash.starts_with("$argon2id$"));
         let p = Passwords::default();
-        assert!(p.verify(Secret::new("s3cret-pass"), hash.clone()).await.unwrap());
+        assert!(
+            p.verify(Secret::new("s3cret-pass"), hash.clone())
+                .await
+                .unwrap()
+        );
         assert!(!p.verify(Secret::new("other"), hash).await.unwrap());
+    }
+
+    #[test]
+    fn the_domains_unknown_user_hash_is_a_real_bcrypt_hash() {
+        // If it were malformed, verify would fail fast and the timing would differ again.
+        let hash = roomlink_domain::service::auth::UNKNOWN_USER_HASH;
+        assert!(matches!(bcrypt::verify("anything", hash), Ok(false)));
     }
 
     #[tokio::test]
     async fn unknown_or_garbage_hashes_never_match() {
         let p = Passwords::default();
-        for hash in ["", "plain", "$2b$10$short", "$argon2id$garbage", "$1$md5crypt"] {
-            assert!(!p.verify(Secret::new("plain"), hash.to_owned()).await.unwrap(), "{hash}");
+        for hash in [
+            "",
+            "plain",
+            "$2b$10$short",
+            "$argon2id$garbage",
+            "$1$md5crypt",
+        ] {
+            assert!(
+                !p.verify(Secret::new("plain"), hash.to_owned())
+                    .await
+                    .unwrap(),
+                "{hash}"
+            );
         }
     }
 }

@@ -14,7 +14,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
-use roomlink_domain::error::{Error, ErrorKind, Result};
+use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ports::SecretSealer;
 use roomlink_domain::secret::{SealedSecret, Secret};
 use sha2::{Digest, Sha256};
@@ -52,7 +52,9 @@ fn parse_public_key(public_key: &str) -> Result<[u8; 32]> {
         .decode(public_key.trim())
         .ok()
         .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
-        .ok_or_else(|| Error::invalid("publicKey: must be an X25519 public key, 32 bytes in base64"))
+        .ok_or_else(|| {
+            Error::invalid("publicKey: must be an X25519 public key, 32 bytes in base64")
+        })
 }
 
 /// The service's own 256-bit sealing key.
@@ -71,7 +73,11 @@ impl ServiceKey {
     }
 
     pub fn from_base64(text: &str) -> std::result::Result<Self, KeyError> {
-        let bytes = Zeroizing::new(BASE64.decode(text.trim()).map_err(|_| KeyError::Malformed)?);
+        let bytes = Zeroizing::new(
+            BASE64
+                .decode(text.trim())
+                .map_err(|_| KeyError::Malformed)?,
+        );
         let key = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| KeyError::Malformed)?;
         Ok(Self::from_bytes(key))
     }
@@ -130,13 +136,12 @@ impl Sealer {
     }
 }
 
-fn encryption_updated() -> Error {
-    let message = "The key that encrypted this endpoint's password has changed; enter the password again.";
-    Error::new(ErrorKind::EncryptionUpdated, message).with("message", message)
-}
-
 impl SecretSealer for Sealer {
-    fn seal(&self, plaintext: &Secret, enterprise_public_key: Option<&str>) -> Result<SealedSecret> {
+    fn seal(
+        &self,
+        plaintext: &Secret,
+        enterprise_public_key: Option<&str>,
+    ) -> Result<SealedSecret> {
         if let Some(public_key) = enterprise_public_key {
             let bytes = parse_public_key(public_key)?;
             let ciphertext = crypto_box::PublicKey::from(bytes)
@@ -172,7 +177,7 @@ impl SecretSealer for Sealer {
             return Ok(None);
         }
         if sealed.key_id != self.service.id || sealed.ciphertext.len() < NONCE_LEN {
-            return Err(encryption_updated());
+            return Err(Error::encryption_updated());
         }
         let (nonce, body) = sealed.ciphertext.split_at(NONCE_LEN);
         let plain = self
@@ -184,10 +189,10 @@ impl SecretSealer for Sealer {
                     aad: sealed.key_id.as_bytes(),
                 },
             )
-            .map_err(|_| encryption_updated())?;
+            .map_err(|_| Error::encryption_updated())?;
         String::from_utf8(plain)
             .map(|s| Some(Secret::new(s)))
-            .map_err(|_| encryption_updated())
+            .map_err(|_| Error::encryption_updated())
     }
 
     fn current_key_id(&self, enterprise_public_key: Option<&str>) -> Result<String> {
@@ -201,6 +206,7 @@ impl SecretSealer for Sealer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use roomlink_domain::error::ErrorKind;
 
     fn sealer(byte: u8) -> Sealer {
         Sealer::new(ServiceKey::from_bytes([byte; 32]))
@@ -220,12 +226,18 @@ mod tests {
     #[test]
     fn another_key_or_tampering_is_encryption_updated() {
         let sealed = sealer(1).seal(&Secret::new("pw"), None).unwrap();
-        assert_eq!(sealer(2).open(&sealed).unwrap_err().kind(), ErrorKind::EncryptionUpdated);
+        assert_eq!(
+            sealer(2).open(&sealed).unwrap_err().kind(),
+            ErrorKind::EncryptionUpdated
+        );
         let mut tampered = sealed.clone();
         if let Some(last) = tampered.ciphertext.last_mut() {
             *last ^= 1;
         }
-        assert_eq!(sealer(1).open(&tampered).unwrap_err().kind(), ErrorKind::EncryptionUpdated);
+        assert_eq!(
+            sealer(1).open(&tampered).unwrap_err().kind(),
+            ErrorKind::EncryptionUpdated
+        );
     }
 
     #[test]
@@ -235,7 +247,10 @@ mod tests {
         let s = sealer(3);
         let sealed = s.seal(&Secret::new("room-pw"), Some(&public)).unwrap();
         assert_eq!(sealed.key_id, s.current_key_id(Some(&public)).unwrap());
-        assert!(s.open(&sealed).unwrap().is_none(), "roomlink cannot open it");
+        assert!(
+            s.open(&sealed).unwrap().is_none(),
+            "roomlink cannot open it"
+        );
         assert_eq!(secret.unseal(&sealed.ciphertext).unwrap(), b"room-pw");
         assert!(s.seal(&Secret::new("x"), Some("not-a-key")).is_err());
     }
@@ -254,6 +269,9 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600);
         }
         fs::write(&path, "short").unwrap();
-        assert!(matches!(ServiceKey::load_or_create(&path), Err(KeyError::Malformed)));
+        assert!(matches!(
+            ServiceKey::load_or_create(&path),
+            Err(KeyError::Malformed)
+        ));
     }
 }

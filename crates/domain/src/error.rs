@@ -230,6 +230,30 @@ impl Error {
             .with("errorCode", ErrorKind::BadCredentialsException.code())
     }
 
+    /// The key that sealed a stored password is gone: the password must be entered again.
+    pub fn encryption_updated() -> Self {
+        let message = "The key that encrypted this endpoint's password has changed; enter the password again.";
+        Error::new(ErrorKind::EncryptionUpdated, message).with("message", message)
+    }
+
+    /// A control command for an endpoint that names no (existing) listener service.
+    pub fn endpoint_has_no_listener(
+        command: &str,
+        endpoint_name: &str,
+        listener: Option<&str>,
+    ) -> Self {
+        Error::new(
+            ErrorKind::EndpointHasNoListenerService,
+            format!("Endpoint {endpoint_name} has no listener service to send {command} through."),
+        )
+        .with("commandName", command)
+        .with("endpointName", endpoint_name)
+        .with(
+            "listenerServiceId",
+            listener.map_or(serde_json::Value::Null, |l| l.into()),
+        )
+    }
+
     /// A failure the client cannot act on (a bug, a driver error): opaque on the wire, logged whole.
     pub fn internal(cause: impl Into<Cause>) -> Self {
         Error::new(
@@ -390,6 +414,8 @@ mod tests {
             Error::bad_credentials(),
             Error::internal("boom"),
             Error::storage_unavailable("down"),
+            Error::encryption_updated(),
+            Error::endpoint_has_no_listener("join", "Room", None),
         ];
         for e in samples {
             for key in e.details().keys() {

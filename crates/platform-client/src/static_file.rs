@@ -96,7 +96,10 @@ impl StaticPlatform {
     pub fn parse(text: &str) -> std::result::Result<Self, String> {
         let file: File = toml::from_str(text).map_err(|e| {
             // toml's message quotes the offending line, which may be a password.
-            let span = e.span().map(|s| format!(" at byte {}", s.start)).unwrap_or_default();
+            let span = e
+                .span()
+                .map(|s| format!(" at byte {}", s.start))
+                .unwrap_or_default();
             format!("TOML error{span}: expected [[users]] with the documented keys")
         })?;
         let mut seen = std::collections::HashSet::new();
@@ -124,7 +127,11 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 #[async_trait]
 impl PlatformIdentity for StaticPlatform {
-    async fn verify_password(&self, username: &str, password: &Secret) -> Result<Option<PlatformUser>> {
+    async fn verify_password(
+        &self,
+        username: &str,
+        password: &Secret,
+    ) -> Result<Option<PlatformUser>> {
         Ok(self
             .users
             .iter()
@@ -182,18 +189,44 @@ enterprise = "acme"
         assert_eq!(alice.platform_id, 1001);
         assert!(alice.enterprise_admin && alice.zero_touch);
         assert_eq!(alice.enterprise_name, "acme");
-        let bob = p.verify_password("bob@example.com", &Secret::new("bob-secret")).await.unwrap().unwrap();
+        let bob = p
+            .verify_password("bob@example.com", &Secret::new("bob-secret"))
+            .await
+            .unwrap()
+            .unwrap();
         assert!(!bob.enterprise_admin && !bob.zero_touch);
-        assert!(p.verify_password("alice@example.com", &Secret::new("nope")).await.unwrap().is_none());
-        assert!(p.verify_password("carol@example.com", &Secret::new("x")).await.unwrap().is_none());
-        let by_token = p.introspect(&Secret::new("plat-token-alice")).await.unwrap().unwrap();
+        assert!(
+            p.verify_password("alice@example.com", &Secret::new("nope"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            p.verify_password("carol@example.com", &Secret::new("x"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        let by_token = p
+            .introspect(&Secret::new("plat-token-alice"))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(by_token.username, "alice@example.com");
-        assert!(p.introspect(&Secret::new("plat-token-bob")).await.unwrap().is_none());
+        assert!(
+            p.introspect(&Secret::new("plat-token-bob"))
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
     fn errors_do_not_quote_the_file() {
-        let e = StaticPlatform::parse("[[users]]\nusername = \"a\"\npassword = \"hunter2\"\nbogus = 1\n").unwrap_err();
+        let e = StaticPlatform::parse(
+            "[[users]]\nusername = \"a\"\npassword = \"hunter2\"\nbogus = 1\n",
+        )
+        .unwrap_err();
         assert!(!e.contains("hunter2"), "{e}");
         assert!(StaticPlatform::parse("[[users]]\nusername=\"a\"\npassword=\"p\"\nplatform_id=1\nenterprise=\"e\"\n[[users]]\nusername=\"a\"\npassword=\"p\"\nplatform_id=2\nenterprise=\"e\"\n").is_err());
     }

@@ -79,3 +79,20 @@ impl Admin {
         Ok(user)
     }
 }
+
+impl Admin {
+    /// The caller's own enterprise (`GET /api/enterprises/self`).
+    pub async fn enterprise_of(
+        &self,
+        principal: &crate::service::auth::Principal,
+    ) -> Result<Enterprise> {
+        principal.authorize(
+            crate::access::Operation::GetEnterprise,
+            crate::access::Target::Enterprise,
+        )?;
+        self.enterprises
+            .enterprise(&principal.enterprise_id)
+            .await?
+            .ok_or_else(|| principal.enterprise_id.not_found())
+    }
+}

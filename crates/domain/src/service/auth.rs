@@ -19,6 +19,10 @@ use crate::token::{AccessToken, TokenHash};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// A bcrypt hash (cost 10) of a random string nobody knows, verified against when a username
+/// is unknown.
+pub const UNKNOWN_USER_HASH: &str = "$2b$10$Ro0CUfOqk6cMDc7OwfSJDuqRbnC4yKn.y8RAkn6AvJbwUoA3m4ALW";
+
 /// What a request presented.
 #[derive(Debug, Clone)]
 pub enum Credentials {
@@ -179,12 +183,18 @@ impl Authenticator {
                 },
             });
         }
-        let user = self
-            .platform
-            .verify_password(username, &password)
-            .await?
-            .ok_or_else(Error::bad_credentials)?;
-        self.platform_principal(user).await
+        match self.platform.verify_password(username, &password).await? {
+            Some(user) => self.platform_principal(user).await,
+            None => {
+                // Spend one verify anyway, so a refusal takes as long whether or not the
+                // username exists (no enumeration of service usernames by timing).
+                let _ = self
+                    .hasher
+                    .verify(password, UNKNOWN_USER_HASH.to_owned())
+                    .await;
+                Err(Error::bad_credentials())
+            }
+        }
     }
 
     /// A principal for a platform user, in the enterprise the platform names.
@@ -208,5 +218,195 @@ impl Authenticator {
             .enterprise(id)
             .await?
             .ok_or_else(|| Error::internal(format!("user of missing enterprise {id}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use crate::access::Role;
+    use crate::enterprise::ServiceUser;
+    use crate::ids::{TokenId, UserId};
+    use crate::ports::{
+        MockEnterpriseStore, MockPasswordHasher, MockPlatformIdentity, MockTokenStore,
+        MockUserStore,
+    };
+    use crate::system::ManualClock;
+    use crate::token::TokenParts;
+    use mockall::predicate::eq;
+
+    fn enterprise() -> Enterprise {
+        Enterprise {
+            id: EnterpriseId::from_trusted("ent".into()),
+            name: "acme".into(),
+            endpoint_limit: 10,
+            public_key: None,
+        }
+    }
+
+    struct Mocks {
+        tokens: MockTokenStore,
+        users: MockUserStore,
+        enterprises: MockEnterpriseStore,
+        hasher: MockPasswordHasher,
+        platform: MockPlatformIdentity,
+    }
+
+    impl Mocks {
+        fn new() -> Self {
+            Mocks {
+                tokens: MockTokenStore::new(),
+                users: MockUserStore::new(),
+                enterprises: MockEnterpriseStore::new(),
+                hasher: MockPasswordHasher::new(),
+                platform: MockPlatformIdentity::new(),
+            }
+        }
+        fn build(self, clock: Arc<ManualClock>) -> Authenticator {
+            Authenticator {
+                tokens: Arc::new(self.tokens),
+                users: Arc::new(self.users),
+                enterprises: Arc::new(self.enterprises),
+                hasher: Arc::new(self.hasher),
+                platform: Arc::new(self.platform),
+                clock,
+                cache: Arc::new(TokenCache::default()),
+            }
+        }
+    }
+
+    fn token(value: &str, expires: i64) -> AccessToken {
+        AccessToken::new(TokenParts {
+            id: TokenId::from_trusted("t1".into()),
+            hash: TokenHash::of(&Secret::new(value)),
+            enterprise_id: enterprise().id,
+            enterprise_name: "acme".into(),
+            creation_date: 0,
+            expiration_date: expires,
+            roles: RoleSet::read_only(),
+            client_name: None,
+            creator: Some("ops".into()),
+            platform_id: None,
+            first_name: None,
+            last_name: None,
+            pairing: None,
+        })
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn no_credentials_is_not_authenticated() {
+        let auth = Mocks::new().build(Arc::new(ManualClock::at(0)));
+        let e = auth.authenticate(None).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotAuthenticated);
+    }
+
+    #[tokio::test]
+    async fn service_user_with_the_right_password() {
+        let mut m = Mocks::new();
+        m.users
+            .expect_user_by_username()
+            .with(eq("ops"))
+            .returning(|_| {
+                Ok(Some(ServiceUser {
+                    id: UserId::from_trusted("u".into()),
+                    enterprise_id: enterprise().id,
+                    username: "ops".into(),
+                    password_hash: "$2b$hash".into(),
+                    role: Role::ReadWrite,
+                }))
+            });
+        m.hasher
+            .expect_verify()
+            .times(2)
+            .returning(|p, _| Ok(p.expose() == "right"));
+        m.enterprises
+            .expect_enterprise()
+            .returning(|_| Ok(Some(enterprise())));
+        let auth = m.build(Arc::new(ManualClock::at(0)));
+        let ok = auth.by_password("ops", Secret::new("right")).await.unwrap();
+        assert_eq!(ok.roles, RoleSet::read_write());
+        assert_eq!(ok.username(), Some("ops"));
+        let e = auth
+            .by_password("ops", Secret::new("wrong"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadCredentialsException);
+    }
+
+    #[tokio::test]
+    async fn unknown_usernames_cost_one_verify_too() {
+        let mut m = Mocks::new();
+        m.users.expect_user_by_username().returning(|_| Ok(None));
+        m.platform
+            .expect_verify_password()
+            .returning(|_, _| Ok(None));
+        m.hasher
+            .expect_verify()
+            .withf(|_, hash| hash == UNKNOWN_USER_HASH)
+            .times(1)
+            .returning(|_, _| Ok(false));
+        let auth = m.build(Arc::new(ManualClock::at(0)));
+        let e = auth
+            .by_password("nobody", Secret::new("x"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadCredentialsException);
+    }
+
+    #[tokio::test]
+    async fn tokens_are_cached_briefly_and_invalidated_on_delete() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let lookups = Arc::new(AtomicUsize::new(0));
+        let counter = lookups.clone();
+        let mut m = Mocks::new();
+        m.tokens.expect_token_by_hash().returning(move |_, _| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(Some(token("abc", 1_000_000)))
+        });
+        let clock = Arc::new(ManualClock::at(1_000));
+        let auth = m.build(clock.clone());
+        let creds = || Some(Credentials::Token(Secret::new("abc")));
+        auth.authenticate(creds()).await.unwrap();
+        auth.authenticate(creds()).await.unwrap();
+        assert_eq!(
+            lookups.load(Ordering::SeqCst),
+            1,
+            "the second use comes from the cache"
+        );
+        clock.advance(TokenCache::TTL_MS);
+        auth.authenticate(creds()).await.unwrap();
+        assert_eq!(
+            lookups.load(Ordering::SeqCst),
+            2,
+            "an aged entry is looked up again"
+        );
+        auth.cache.invalidate(&TokenHash::of(&Secret::new("abc")));
+        auth.authenticate(creds()).await.unwrap();
+        assert_eq!(
+            lookups.load(Ordering::SeqCst),
+            3,
+            "an invalidated entry is looked up again"
+        );
+    }
+
+    #[tokio::test]
+    async fn expired_cached_tokens_are_refused() {
+        let mut m = Mocks::new();
+        m.tokens
+            .expect_token_by_hash()
+            .returning(|_, now| Ok(Some(token("abc", 2_000)).filter(|t| t.is_live(now))));
+        let clock = Arc::new(ManualClock::at(1_000));
+        let auth = m.build(clock.clone());
+        auth.authenticate(Some(Credentials::Token(Secret::new("abc"))))
+            .await
+            .unwrap();
+        clock.set(2_000);
+        let e = auth
+            .authenticate(Some(Credentials::Token(Secret::new("abc"))))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadCredentialsException);
     }
 }

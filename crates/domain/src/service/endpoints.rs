@@ -262,3 +262,146 @@ fn materialize(
     }
     Ok(write)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use crate::access::RoleSet;
+    use crate::enterprise::Enterprise;
+    use crate::ids::EnterpriseId;
+    use crate::memory::MemoryStore;
+    use crate::ports::MockSecretSealer;
+    use crate::service::auth::Subject;
+    use crate::system::RandomIds;
+    use serde_json::json;
+
+    /// A sealer that marks values instead of encrypting them, to observe what is stored.
+    fn marking_sealer() -> MockSecretSealer {
+        let mut s = MockSecretSealer::new();
+        s.expect_seal().returning(|p, _| {
+            Ok(SealedSecret {
+                key_id: "k1".into(),
+                ciphertext: format!("sealed:{}", p.expose()).into_bytes(),
+            })
+        });
+        s
+    }
+
+    async fn service(limit: u32) -> (EndpointService, Principal, Arc<MemoryStore>) {
+        let store = Arc::new(MemoryStore::new());
+        let enterprise = Enterprise {
+            id: EnterpriseId::from_trusted("ent".into()),
+            name: "acme".into(),
+            endpoint_limit: limit,
+            public_key: None,
+        };
+        crate::ports::EnterpriseStore::create_enterprise(store.as_ref(), &enterprise)
+            .await
+            .unwrap();
+        let principal = Principal {
+            enterprise_id: enterprise.id,
+            enterprise_name: "acme".into(),
+            roles: RoleSet::read_write(),
+            subject: Subject::ServiceUser {
+                username: "ops".into(),
+            },
+        };
+        let svc = EndpointService {
+            endpoints: store.clone(),
+            listeners: store.clone(),
+            enterprises: store.clone(),
+            sealer: Arc::new(marking_sealer()),
+            ids: Arc::new(RandomIds),
+        };
+        (svc, principal, store)
+    }
+
+    fn sealed_text(e: &Endpoint) -> Option<String> {
+        e.password()
+            .map(|p| String::from_utf8(p.ciphertext.clone()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn passwords_are_sealed_kept_and_cleared_as_the_rules_say() {
+        let (svc, who, _) = service(10).await;
+        let body = json!({"name": "Room", "password": "pw1"});
+        let created = svc.insert(&who, body.as_object().unwrap()).await.unwrap();
+        assert_eq!(sealed_text(&created).as_deref(), Some("sealed:pw1"));
+        let id = created.id().clone();
+        let patched = svc
+            .patch(&who, &id, json!({"location": "HQ"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            sealed_text(&patched).as_deref(),
+            Some("sealed:pw1"),
+            "PATCH keeps it"
+        );
+        let replaced = svc
+            .replace(&who, &id, json!({"name": "Room"}).as_object().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            sealed_text(&replaced),
+            None,
+            "PUT without a password clears it"
+        );
+    }
+
+    #[tokio::test]
+    async fn bulk_put_reports_and_applies_in_one_go() {
+        let (svc, who, _) = service(3).await;
+        let csv = b"id,name,password\n,A,pw\n,B,\n,C,pw\n,D,pw\n,E,pw\n";
+        let (list, outcome) = svc.bulk_put(&who, csv).await.unwrap();
+        assert_eq!(list.len(), 3);
+        assert_eq!(outcome.created, 3);
+        assert_eq!(
+            outcome.skipped.len(),
+            2,
+            "one without password, one past the limit"
+        );
+        assert!(
+            list.iter()
+                .all(|e| sealed_text(e).as_deref() == Some("sealed:pw"))
+        );
+        let id = list[0].id().as_str().to_owned();
+        let update = format!("id,name,password\n{id},A2,\n");
+        let (list, outcome) = svc.bulk_put(&who, update.as_bytes()).await.unwrap();
+        assert_eq!(outcome.updated, 1);
+        assert_eq!(list[0].name(), "A2");
+        assert_eq!(
+            sealed_text(&list[0]).as_deref(),
+            Some("sealed:pw"),
+            "blank keeps"
+        );
+    }
+
+    #[tokio::test]
+    async fn read_only_callers_cannot_write() {
+        let (svc, mut who, _) = service(3).await;
+        who.roles = RoleSet::read_only();
+        let e = svc
+            .insert(&who, json!({"name": "x"}).as_object().unwrap())
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Forbidden);
+        let e = svc
+            .bulk_put(&who, b"id,name,password\n,A,pw\n")
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Forbidden);
+        assert!(svc.list(&who).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn unknown_listener_references_are_invalid() {
+        let (svc, who, _) = service(3).await;
+        let body = json!({"name": "x", "listenerServiceId": "nope"});
+        let e = svc
+            .insert(&who, body.as_object().unwrap())
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid);
+    }
+}

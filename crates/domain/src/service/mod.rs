@@ -6,3 +6,75 @@ pub mod auth;
 pub mod endpoints;
 pub mod listeners;
 pub mod tokens;
+
+use crate::ports::{Clock, IdGenerator, PasswordHasher, PlatformIdentity, SecretSealer, Store};
+use std::sync::Arc;
+
+/// The adapters a process provides.
+#[derive(Clone)]
+pub struct Ports {
+    pub store: Arc<dyn Store>,
+    pub hasher: Arc<dyn PasswordHasher>,
+    pub sealer: Arc<dyn SecretSealer>,
+    pub platform: Arc<dyn PlatformIdentity>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+/// Every use case, wired once from [`Ports`].
+#[derive(Clone)]
+pub struct Services {
+    pub ports: Ports,
+    pub auth: Arc<auth::Authenticator>,
+    pub tokens: Arc<tokens::TokenService>,
+    pub endpoints: Arc<endpoints::EndpointService>,
+    pub listeners: Arc<listeners::ListenerAdmin>,
+    pub admin: Arc<admin::Admin>,
+}
+
+impl Services {
+    pub fn new(ports: Ports) -> Services {
+        let store = &ports.store;
+        let cache = Arc::new(auth::TokenCache::default());
+        let auth = Arc::new(auth::Authenticator {
+            tokens: store.clone(),
+            users: store.clone(),
+            enterprises: store.clone(),
+            hasher: ports.hasher.clone(),
+            platform: ports.platform.clone(),
+            clock: ports.clock.clone(),
+            cache: cache.clone(),
+        });
+        Services {
+            tokens: Arc::new(tokens::TokenService {
+                auth: auth.clone(),
+                tokens: store.clone(),
+                pairing: store.clone(),
+                platform: ports.platform.clone(),
+                ids: ports.ids.clone(),
+                clock: ports.clock.clone(),
+                cache,
+            }),
+            endpoints: Arc::new(endpoints::EndpointService {
+                endpoints: store.clone(),
+                listeners: store.clone(),
+                enterprises: store.clone(),
+                sealer: ports.sealer.clone(),
+                ids: ports.ids.clone(),
+            }),
+            listeners: Arc::new(listeners::ListenerAdmin {
+                listeners: store.clone(),
+                sealer: ports.sealer.clone(),
+                ids: ports.ids.clone(),
+            }),
+            admin: Arc::new(admin::Admin {
+                enterprises: store.clone(),
+                users: store.clone(),
+                hasher: ports.hasher.clone(),
+                ids: ports.ids.clone(),
+            }),
+            auth,
+            ports,
+        }
+    }
+}
