@@ -1,1 +1,207 @@
-//! placeholder
+//! roomlink's database adapter: every storage port of `roomlink_domain::ports` on PostgreSQL
+//! (diesel-async's `AsyncPgConnection`) or on an embedded SQLite file (`SqliteConnection` behind
+//! `SyncConnectionWrapper`), chosen at run time by the URL's scheme.
+//!
+//! ```no_run
+//! # async fn open() -> Result<(), roomlink_store::StoreError> {
+//! use roomlink_store::{DbConfig, DbStore};
+//! let store = DbStore::connect(&DbConfig::new("sqlite://roomlink.db")).await?;
+//! let applied = store.migrate().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Each query is written once, inside `db_run!` (no transaction) or `db_tx!` (a transaction),
+//! which expand it for both backends. What must differ (row locks, multi-row inserts) lives in
+//! the `Dialect` trait. One contract suite (`tests/store`) checks every guarantee the ports
+//! document, against this adapter on both backends and against the in-memory reference adapter.
+
+/// A future running `$body` on a pooled connection `$c` of whichever backend the store uses.
+/// The body is compiled once per backend and evaluates to `Result<_, DbError>`.
+macro_rules! on_conn {
+    ($store:expr, |$c:ident| $body:expr) => {
+        async {
+            let result: Result<_, $crate::error::DbError> = match &$store.pool {
+                $crate::pool::DbPool::Pg(pool) => {
+                    let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
+                    let $c = &mut *conn;
+                    $body
+                }
+                $crate::pool::DbPool::Sqlite(pool) => {
+                    let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
+                    let $c = &mut *conn;
+                    $body
+                }
+            };
+            result
+        }
+    };
+}
+
+/// Runs `$body` (see `on_conn!`), without a transaction; evaluates to a
+/// `roomlink_domain::Result`.
+macro_rules! db_run {
+    ($store:expr, |$c:ident| $body:expr) => {
+        $crate::error::finish(on_conn!($store, |$c| $body)).await
+    };
+}
+
+/// Like `db_run!`, inside one transaction: committed if the body returns `Ok`, rolled back
+/// otherwise. SQLite transactions begin IMMEDIATE: they take the write lock up front, so two
+/// of them never both read and then write (see `dialect::Dialect`). A transaction whose future
+/// is dropped half-way leaves its connection flagged as broken, and the pool discards it.
+macro_rules! db_tx {
+    ($store:expr, |$c:ident| $body:expr) => {
+        $crate::error::finish(async {
+            match &$store.pool {
+                $crate::pool::DbPool::Pg(pool) => {
+                    let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
+                    diesel_async::AsyncConnection::transaction(
+                        &mut *conn,
+                        async |$c| -> Result<_, $crate::error::DbError> { $body },
+                    )
+                    .await
+                }
+                $crate::pool::DbPool::Sqlite(pool) => {
+                    let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
+                    conn.immediate_transaction(async |$c| -> Result<_, $crate::error::DbError> {
+                        $body
+                    })
+                    .await
+                }
+            }
+        })
+        .await
+    };
+}
+
+mod config;
+mod dialect;
+mod endpoints;
+mod enterprises;
+mod error;
+mod failures;
+mod listeners;
+mod migrate;
+mod models;
+mod pairing;
+mod pool;
+mod schema;
+mod statuses;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod tokens;
+
+pub use config::{Backend, DbConfig};
+pub use error::StoreError;
+
+use config::Target;
+use diesel_async::RunQueryDsl;
+use pool::DbPool;
+use roomlink_domain::ports::StoreHealth;
+use std::time::Duration;
+
+/// The database adapter: implements every storage port, so it is a `roomlink_domain::ports::Store`.
+pub struct DbStore {
+    pool: DbPool,
+    target: Target,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for DbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DbStore")
+            .field("backend", &self.backend())
+            .field("target", &self.target.describe())
+            .finish()
+    }
+}
+
+impl DbStore {
+    /// Opens the pool and makes one connection to prove the database answers. An SQLite file
+    /// (and its directory) is created if missing. Works on any tokio runtime, current-thread too.
+    pub async fn connect(config: &DbConfig) -> Result<DbStore, StoreError> {
+        let target = Target::parse(&config.url)?;
+        if let Target::Sqlite(path) = &target
+            && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::CreateDir {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })?;
+        }
+        let store = DbStore {
+            pool: DbPool::build(&target, config)?,
+            timeout: config.connect_timeout,
+            target,
+        };
+        store.check().await.map_err(|e| {
+            // The pool's wrapping ("Error occurred while creating a new object") says nothing.
+            let reason = match &e {
+                error::DbError::Unavailable(e) => {
+                    let mut inner: &(dyn std::error::Error + 'static) = e.as_ref();
+                    while let Some(cause) = inner.source() {
+                        inner = cause;
+                    }
+                    inner.to_string()
+                }
+                e => e.to_string(),
+            };
+            StoreError::Unreachable {
+                backend: store.backend(),
+                target: store.target.describe(),
+                reason: store.scrub(&reason),
+            }
+        })?;
+        Ok(store)
+    }
+
+    /// Applies the pending embedded migrations; returns the names applied (empty when the
+    /// schema is up to date). Safe on a current-thread runtime: it runs on a blocking thread.
+    pub async fn migrate(&self) -> Result<Vec<String>, StoreError> {
+        let applied = migrate::run(&self.target)
+            .await
+            .map_err(|reason| StoreError::Migration {
+                backend: self.backend(),
+                target: self.target.describe(),
+                reason: self.scrub(&reason),
+            })?;
+        if !applied.is_empty() {
+            tracing::debug!(backend = %self.backend(), ?applied, "database migrated");
+        }
+        Ok(applied)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.target.backend()
+    }
+
+    async fn check(&self) -> Result<(), error::DbError> {
+        on_conn!(self, |c| {
+            diesel::sql_query("SELECT 1").execute(c).await?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// A driver's message made fit for an operator: one line, without the URL's password.
+    fn scrub(&self, text: &str) -> String {
+        let mut line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Target::Postgres(url) = &self.target
+            && let Some(password) = config::password(url)
+        {
+            line = line.replace(password, "***");
+        }
+        line
+    }
+}
+
+#[async_trait::async_trait]
+impl StoreHealth for DbStore {
+    async fn ping(&self) -> roomlink_domain::Result<()> {
+        self.check().await.map_err(|e| match e {
+            // Whatever the database says, it is not answering queries.
+            error::DbError::Query(e) => roomlink_domain::Error::storage_unavailable(e),
+            e => e.into(),
+        })
+    }
+}

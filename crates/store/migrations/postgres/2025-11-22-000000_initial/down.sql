@@ -1,0 +1,9 @@
+DROP TABLE failures;
+DROP TABLE endpoint_statuses;
+DROP TABLE paired_statuses;
+DROP TABLE pairing_codes;
+DROP TABLE endpoints;
+DROP TABLE listener_services;
+DROP TABLE access_tokens;
+DROP TABLE service_users;
+DROP TABLE enterprises;

@@ -1,0 +1,210 @@
+//! What must be said differently to each backend; everything else is written once.
+//!
+//! - Row locks: PostgreSQL locks rows (`FOR UPDATE`); SQLite has none, but `db_tx!` begins its
+//!   transactions IMMEDIATE, which takes the database's write lock up front, so plain reads
+//!   inside them are already exclusive.
+//! - Multi-row INSERTs: diesel builds them for SQLite only through its synchronous API, so the
+//!   SQLite side runs them on the wrapped connection (inside the same transaction).
+
+use crate::models::{EndpointRow, PairedRow, StatusRow, endpoint_upsert_changes};
+use crate::pool::SqliteConn;
+use crate::schema::{endpoint_statuses, endpoints, enterprises, paired_statuses};
+use diesel::upsert::excluded;
+use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult, SelectableHelper};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use std::future::Future;
+
+/// Ids per `IN (…)` list: far below either backend's bind limit.
+pub(crate) const IN_CHUNK: usize = 1_000;
+
+/// The multi-row statements, one text for both backends.
+macro_rules! insert_endpoints {
+    ($rows:expr) => {
+        diesel::insert_into(endpoints::table).values($rows)
+    };
+}
+
+/// Replaces every column but the keys of endpoints that exist (the caller made sure they do).
+macro_rules! upsert_endpoints {
+    ($rows:expr) => {
+        diesel::insert_into(endpoints::table)
+            .values($rows)
+            .on_conflict(endpoints::id)
+            .do_update()
+            .set(endpoint_upsert_changes!())
+    };
+}
+
+macro_rules! upsert_statuses {
+    ($rows:expr) => {
+        diesel::insert_into(endpoint_statuses::table)
+            .values($rows)
+            .on_conflict(endpoint_statuses::endpoint_id)
+            .do_update()
+            .set((
+                endpoint_statuses::call_active.eq(excluded(endpoint_statuses::call_active)),
+                endpoint_statuses::reserved.eq(excluded(endpoint_statuses::reserved)),
+                endpoint_statuses::dialing.eq(excluded(endpoint_statuses::dialing)),
+                endpoint_statuses::microphone_muted
+                    .eq(excluded(endpoint_statuses::microphone_muted)),
+                endpoint_statuses::last_dial_timestamp_millis
+                    .eq(excluded(endpoint_statuses::last_dial_timestamp_millis)),
+                endpoint_statuses::timestamp.eq(excluded(endpoint_statuses::timestamp)),
+            ))
+    };
+}
+
+pub(crate) trait Dialect {
+    /// The most bind parameters one statement may carry.
+    const MAX_BINDS: usize;
+
+    fn max_binds(&self) -> usize {
+        Self::MAX_BINDS
+    }
+
+    /// Inside a transaction: the enterprise's endpoint limit, after making sure that no other
+    /// transaction adds endpoints to it until this one ends. `None` if no such enterprise.
+    fn lock_enterprise(
+        &mut self,
+        id: &str,
+    ) -> impl Future<Output = QueryResult<Option<i64>>> + Send;
+
+    /// Inside a transaction: the endpoint, which no other transaction may change until this
+    /// one ends.
+    fn lock_endpoint(
+        &mut self,
+        enterprise: &str,
+        id: &str,
+    ) -> impl Future<Output = QueryResult<Option<EndpointRow>>> + Send;
+
+    /// Inside a transaction: the token's PairedStatus, held until this transaction ends.
+    fn lock_paired(
+        &mut self,
+        token: &str,
+    ) -> impl Future<Output = QueryResult<Option<PairedRow>>> + Send;
+
+    /// One INSERT of all `rows` (at most `MAX_BINDS` parameters).
+    fn insert_endpoints(
+        &mut self,
+        rows: &[EndpointRow],
+    ) -> impl Future<Output = QueryResult<usize>> + Send;
+
+    /// One INSERT … ON CONFLICT (id) DO UPDATE of all `rows`.
+    fn upsert_endpoints(
+        &mut self,
+        rows: &[EndpointRow],
+    ) -> impl Future<Output = QueryResult<usize>> + Send;
+
+    /// One INSERT … ON CONFLICT (endpoint_id) DO UPDATE of all `rows`.
+    fn upsert_statuses(
+        &mut self,
+        rows: &[StatusRow],
+    ) -> impl Future<Output = QueryResult<usize>> + Send;
+}
+
+/// NO KEY UPDATE on the enterprise serialises its endpoint writers without blocking inserts
+/// elsewhere that merely reference it (tokens, listeners).
+impl Dialect for AsyncPgConnection {
+    const MAX_BINDS: usize = 65_535;
+
+    async fn lock_enterprise(&mut self, id: &str) -> QueryResult<Option<i64>> {
+        enterprises::table
+            .find(id)
+            .select(enterprises::endpoint_limit)
+            .for_no_key_update()
+            .first(self)
+            .await
+            .optional()
+    }
+
+    async fn lock_endpoint(
+        &mut self,
+        enterprise: &str,
+        id: &str,
+    ) -> QueryResult<Option<EndpointRow>> {
+        endpoints::table
+            .filter(endpoints::enterprise_id.eq(enterprise))
+            .filter(endpoints::id.eq(id))
+            .select(EndpointRow::as_select())
+            .for_update()
+            .first(self)
+            .await
+            .optional()
+    }
+
+    async fn lock_paired(&mut self, token: &str) -> QueryResult<Option<PairedRow>> {
+        paired_statuses::table
+            .find(token)
+            .select(PairedRow::as_select())
+            .for_update()
+            .first(self)
+            .await
+            .optional()
+    }
+
+    async fn insert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
+        insert_endpoints!(rows).execute(self).await
+    }
+
+    async fn upsert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
+        upsert_endpoints!(rows).execute(self).await
+    }
+
+    async fn upsert_statuses(&mut self, rows: &[StatusRow]) -> QueryResult<usize> {
+        upsert_statuses!(rows).execute(self).await
+    }
+}
+
+impl Dialect for SqliteConn {
+    const MAX_BINDS: usize = 32_766;
+
+    async fn lock_enterprise(&mut self, id: &str) -> QueryResult<Option<i64>> {
+        enterprises::table
+            .find(id)
+            .select(enterprises::endpoint_limit)
+            .first(self)
+            .await
+            .optional()
+    }
+
+    async fn lock_endpoint(
+        &mut self,
+        enterprise: &str,
+        id: &str,
+    ) -> QueryResult<Option<EndpointRow>> {
+        endpoints::table
+            .filter(endpoints::enterprise_id.eq(enterprise))
+            .filter(endpoints::id.eq(id))
+            .select(EndpointRow::as_select())
+            .first(self)
+            .await
+            .optional()
+    }
+
+    async fn lock_paired(&mut self, token: &str) -> QueryResult<Option<PairedRow>> {
+        paired_statuses::table
+            .find(token)
+            .select(PairedRow::as_select())
+            .first(self)
+            .await
+            .optional()
+    }
+
+    async fn insert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
+        let rows = rows.to_vec();
+        self.spawn_blocking(move |c| diesel::RunQueryDsl::execute(insert_endpoints!(&rows), c))
+            .await
+    }
+
+    async fn upsert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
+        let rows = rows.to_vec();
+        self.spawn_blocking(move |c| diesel::RunQueryDsl::execute(upsert_endpoints!(&rows), c))
+            .await
+    }
+
+    async fn upsert_statuses(&mut self, rows: &[StatusRow]) -> QueryResult<usize> {
+        let rows = rows.to_vec();
+        self.spawn_blocking(move |c| diesel::RunQueryDsl::execute(upsert_statuses!(&rows), c))
+            .await
+    }
+}

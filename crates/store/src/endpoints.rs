@@ -1,0 +1,358 @@
+//! EndpointStore: the limit check, calendarId uniqueness and the CSV bulk write.
+//!
+//! The endpoint limit holds under concurrency because every insert counts inside a
+//! transaction that first locks the enterprise (`Dialect::lock_enterprise`). calendarIds are
+//! unique per enterprise by constraint; its violation becomes `DuplicateCalendarId`.
+
+use crate::DbStore;
+use crate::dialect::{Dialect, IN_CHUNK};
+use crate::error::{DbError, is_unique_violation};
+use crate::models::EndpointRow;
+use crate::schema::{endpoints, listener_services, paired_statuses};
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use diesel_async::RunQueryDsl;
+use roomlink_domain::endpoint::Endpoint;
+use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
+use roomlink_domain::ports::{CsvApply, CsvWrite, EndpointChange, EndpointStore};
+use roomlink_domain::rules::csv::CsvContext;
+use roomlink_domain::{Error, Result};
+use std::collections::{HashMap, HashSet};
+
+#[async_trait]
+impl EndpointStore for DbStore {
+    async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>> {
+        db_run!(self, |c| {
+            let rows: Vec<EndpointRow> = endpoints::table
+                .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                .order(endpoints::seq)
+                .select(EndpointRow::as_select())
+                .load(c)
+                .await?;
+            Ok(rows
+                .into_iter()
+                .map(EndpointRow::into_domain)
+                .collect::<Result<_>>()?)
+        })
+    }
+
+    async fn endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<Endpoint>> {
+        db_run!(self, |c| {
+            let row: Option<EndpointRow> = endpoints::table
+                .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                .filter(endpoints::id.eq(id.as_str()))
+                .select(EndpointRow::as_select())
+                .first(c)
+                .await
+                .optional()?;
+            Ok(row.map(EndpointRow::into_domain).transpose()?)
+        })
+    }
+
+    async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()> {
+        let enterprise = endpoint.enterprise_id().as_str();
+        let row = EndpointRow::new(endpoint);
+        db_tx!(self, |c| {
+            let limit = c
+                .lock_enterprise(enterprise)
+                .await?
+                .ok_or_else(|| no_enterprise(enterprise))?;
+            let count: i64 = endpoints::table
+                .filter(endpoints::enterprise_id.eq(enterprise))
+                .count()
+                .get_result(c)
+                .await?;
+            if count >= limit {
+                return Err(limit_reached(limit).into());
+            }
+            diesel::insert_into(endpoints::table)
+                .values(&row)
+                .execute(c)
+                .await
+                .map_err(|e| calendar_taken(e, || calendar_of(endpoint)))?;
+            Ok(())
+        })
+    }
+
+    async fn update_endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        change: EndpointChange,
+    ) -> Result<Endpoint> {
+        db_tx!(self, |c| {
+            let current = c
+                .lock_endpoint(enterprise.as_str(), id.as_str())
+                .await?
+                .ok_or_else(|| id.not_found())?
+                .into_domain()?;
+            let updated = change(current)?;
+            if updated.id() != id || updated.enterprise_id() != enterprise {
+                return Err(
+                    Error::internal("an endpoint change altered the endpoint's identity").into(),
+                );
+            }
+            diesel::update(
+                endpoints::table
+                    .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                    .filter(endpoints::id.eq(id.as_str())),
+            )
+            .set(&EndpointRow::new(&updated))
+            .execute(c)
+            .await
+            .map_err(|e| calendar_taken(e, || calendar_of(&updated)))?;
+            Ok(updated)
+        })
+    }
+
+    async fn delete_endpoint(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<bool> {
+        db_tx!(self, |c| {
+            let deleted = diesel::delete(
+                endpoints::table
+                    .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                    .filter(endpoints::id.eq(id.as_str())),
+            )
+            .execute(c)
+            .await?;
+            if deleted == 0 {
+                return Ok(false);
+            }
+            // Its status and pairing code go by ON DELETE CASCADE; paired statuses have no
+            // foreign key (see the migration).
+            diesel::delete(
+                paired_statuses::table
+                    .filter(paired_statuses::enterprise_id.eq(enterprise.as_str()))
+                    .filter(paired_statuses::endpoint_id.eq(id.as_str())),
+            )
+            .execute(c)
+            .await?;
+            Ok(true)
+        })
+    }
+
+    async fn bulk_put(
+        &self,
+        enterprise: &EnterpriseId,
+        ids: Vec<EndpointId>,
+        apply: CsvApply,
+    ) -> Result<()> {
+        let ent = enterprise.as_str();
+        let ids: Vec<&str> = ids.iter().map(EndpointId::as_str).collect();
+        db_tx!(self, |c| {
+            // Read the context, with the enterprise locked so that it stays true until commit.
+            let limit = c
+                .lock_enterprise(ent)
+                .await?
+                .ok_or_else(|| no_enterprise(ent))?;
+            let count: i64 = endpoints::table
+                .filter(endpoints::enterprise_id.eq(ent))
+                .count()
+                .get_result(c)
+                .await?;
+            let mut existing = HashMap::new();
+            for chunk in ids.chunks(IN_CHUNK) {
+                let rows: Vec<EndpointRow> = endpoints::table
+                    .filter(endpoints::enterprise_id.eq(ent))
+                    .filter(endpoints::id.eq_any(chunk))
+                    .select(EndpointRow::as_select())
+                    .load(c)
+                    .await?;
+                for row in rows {
+                    let e = row.into_domain()?;
+                    existing.insert(e.id().clone(), e);
+                }
+            }
+            let calendars: Vec<(String, String)> = endpoints::table
+                .filter(endpoints::enterprise_id.eq(ent))
+                .filter(endpoints::calendar_id.is_not_null())
+                .select((endpoints::calendar_id.assume_not_null(), endpoints::id))
+                .load(c)
+                .await?;
+            let listeners: Vec<String> = listener_services::table
+                .filter(listener_services::enterprise_id.eq(ent))
+                .select(listener_services::id)
+                .load(c)
+                .await?;
+            let known: HashSet<String> = existing.keys().map(|id| id.as_str().to_owned()).collect();
+            let write = apply(CsvContext {
+                existing,
+                calendar_owners: calendars
+                    .iter()
+                    .map(|(cal, id)| (cal.clone(), EndpointId::from_trusted(id.clone())))
+                    .collect(),
+                listeners: listeners
+                    .into_iter()
+                    .map(ListenerServiceId::from_trusted)
+                    .collect(),
+                capacity: usize::try_from(limit - count).unwrap_or(0),
+            })?;
+            let rows = CsvRows::new(enterprise, write, &calendars)?;
+
+            // Check as the reference adapter does: unknown ids, then the limit, then calendarIds
+            // (by constraint, while writing).
+            let unknown: Vec<&str> = rows
+                .updates
+                .iter()
+                .map(|r| r.id.as_str())
+                .filter(|id| !known.contains(*id))
+                .collect();
+            let mut found = HashSet::new();
+            for chunk in unknown.chunks(IN_CHUNK) {
+                let ids: Vec<String> = endpoints::table
+                    .filter(endpoints::enterprise_id.eq(ent))
+                    .filter(endpoints::id.eq_any(chunk))
+                    .select(endpoints::id)
+                    .load(c)
+                    .await?;
+                found.extend(ids);
+            }
+            if let Some(missing) = unknown.iter().find(|id| !found.contains(**id)) {
+                return Err(EndpointId::from_trusted((*missing).to_owned())
+                    .not_found()
+                    .into());
+            }
+            if count + i64::try_from(rows.inserts.len()).unwrap_or(i64::MAX) > limit {
+                return Err(limit_reached(limit).into());
+            }
+
+            // Updated endpoints give up the calendarIds they are leaving first, so that no
+            // statement sees a duplicate that the finished upload would not have.
+            for chunk in rows.released.chunks(IN_CHUNK) {
+                diesel::update(
+                    endpoints::table
+                        .filter(endpoints::enterprise_id.eq(ent))
+                        .filter(endpoints::id.eq_any(chunk)),
+                )
+                .set(endpoints::calendar_id.eq(None::<String>))
+                .execute(c)
+                .await?;
+            }
+            let per_statement = c.max_binds() / EndpointRow::COLUMNS;
+            for chunk in rows.updates.chunks(per_statement) {
+                c.upsert_endpoints(chunk)
+                    .await
+                    .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
+            }
+            for chunk in rows.inserts.chunks(per_statement) {
+                c.insert_endpoints(chunk)
+                    .await
+                    .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The rows of one CSV upload, ready to write.
+struct CsvRows {
+    inserts: Vec<EndpointRow>,
+    /// One per endpoint: the last update of an id wins, as in the reference adapter.
+    updates: Vec<EndpointRow>,
+    /// Updated endpoints whose stored calendarId changes.
+    released: Vec<String>,
+}
+
+impl CsvRows {
+    /// `stored`: the enterprise's (calendarId, endpoint id) pairs before the upload.
+    fn new(
+        enterprise: &EnterpriseId,
+        write: CsvWrite,
+        stored: &[(String, String)],
+    ) -> Result<CsvRows> {
+        if let Some(e) = write
+            .inserts
+            .iter()
+            .chain(&write.updates)
+            .find(|e| e.enterprise_id() != enterprise)
+        {
+            return Err(Error::internal(format!(
+                "a CSV upload of enterprise {enterprise} wrote endpoint {} of another",
+                e.id()
+            )));
+        }
+        let stored: HashMap<&str, &str> = stored
+            .iter()
+            .map(|(cal, id)| (id.as_str(), cal.as_str()))
+            .collect();
+        let mut last = HashMap::new();
+        let mut updates: Vec<EndpointRow> = Vec::with_capacity(write.updates.len());
+        for e in &write.updates {
+            let row = EndpointRow::new(e);
+            match last.get(&row.id) {
+                Some(&i) => updates[i] = row,
+                None => {
+                    last.insert(row.id.clone(), updates.len());
+                    updates.push(row);
+                }
+            }
+        }
+        let released = updates
+            .iter()
+            .filter(|r| {
+                stored
+                    .get(r.id.as_str())
+                    .is_some_and(|cal| r.calendar_id.as_deref() != Some(*cal))
+            })
+            .map(|r| r.id.clone())
+            .collect();
+        Ok(CsvRows {
+            inserts: write.inserts.iter().map(EndpointRow::new).collect(),
+            updates,
+            released,
+        })
+    }
+
+    /// A calendarId two endpoints would share once the upload is written.
+    fn duplicate_calendar(&self, stored: &[(String, String)]) -> Option<String> {
+        let mut owner: HashMap<&str, Option<&str>> = stored
+            .iter()
+            .map(|(cal, id)| (id.as_str(), Some(cal.as_str())))
+            .collect();
+        for r in self.updates.iter().chain(&self.inserts) {
+            owner.insert(r.id.as_str(), r.calendar_id.as_deref());
+        }
+        let mut seen = HashSet::new();
+        owner
+            .into_values()
+            .flatten()
+            .find(|cal| !seen.insert(*cal))
+            .map(str::to_owned)
+    }
+}
+
+fn calendar_of(endpoint: &Endpoint) -> Option<String> {
+    endpoint
+        .profile()
+        .calendar_id()
+        .map(|c| c.as_str().to_owned())
+}
+
+/// `DuplicateCalendarId` if `e` violates the per-enterprise uniqueness of calendarIds.
+fn calendar_taken(e: DieselError, calendar: impl FnOnce() -> Option<String>) -> DbError {
+    if is_unique_violation(
+        &e,
+        "endpoints_enterprise_calendar_key",
+        "endpoints",
+        "calendar_id",
+    ) {
+        Error::duplicate_calendar_id(&calendar().unwrap_or_default()).into()
+    } else {
+        e.into()
+    }
+}
+
+fn limit_reached(limit: i64) -> Error {
+    Error::limit_reached(
+        EndpointId::ENTITY_CLASS,
+        u32::try_from(limit).unwrap_or(u32::MAX),
+    )
+}
+
+fn no_enterprise(id: &str) -> Error {
+    Error::internal(format!("no enterprise {id}"))
+}

@@ -1,0 +1,102 @@
+//! ListenerStore.
+
+use crate::DbStore;
+use crate::models::ListenerRow;
+use crate::schema::{endpoints, listener_services};
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use roomlink_domain::Result;
+use roomlink_domain::ids::{EnterpriseId, ListenerServiceId};
+use roomlink_domain::listener::ListenerService;
+use roomlink_domain::memory::listener_in_use;
+use roomlink_domain::ports::ListenerStore;
+
+#[async_trait]
+impl ListenerStore for DbStore {
+    async fn insert_listener(&self, listener: &ListenerService) -> Result<()> {
+        let row = ListenerRow::new(listener);
+        db_run!(self, |c| {
+            diesel::insert_into(listener_services::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            Ok(())
+        })
+    }
+
+    async fn list_listeners(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerService>> {
+        db_run!(self, |c| {
+            let rows: Vec<ListenerRow> = listener_services::table
+                .filter(listener_services::enterprise_id.eq(enterprise.as_str()))
+                .order(listener_services::seq)
+                .select(ListenerRow::as_select())
+                .load(c)
+                .await?;
+            Ok(rows
+                .into_iter()
+                .map(ListenerRow::into_domain)
+                .collect::<Result<_>>()?)
+        })
+    }
+
+    async fn listener(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &ListenerServiceId,
+    ) -> Result<Option<ListenerService>> {
+        db_run!(self, |c| {
+            let row: Option<ListenerRow> = listener_services::table
+                .filter(listener_services::enterprise_id.eq(enterprise.as_str()))
+                .filter(listener_services::id.eq(id.as_str()))
+                .select(ListenerRow::as_select())
+                .first(c)
+                .await
+                .optional()?;
+            Ok(row.map(ListenerRow::into_domain).transpose()?)
+        })
+    }
+
+    async fn update_listener(&self, listener: &ListenerService) -> Result<bool> {
+        let row = ListenerRow::new(listener);
+        db_run!(self, |c| {
+            let n = diesel::update(
+                listener_services::table
+                    .filter(listener_services::enterprise_id.eq(&row.enterprise_id))
+                    .filter(listener_services::id.eq(&row.id)),
+            )
+            .set(&row)
+            .execute(c)
+            .await?;
+            Ok(n > 0)
+        })
+    }
+
+    async fn delete_listener(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &ListenerServiceId,
+    ) -> Result<bool> {
+        db_tx!(self, |c| {
+            let users: i64 = endpoints::table
+                .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                .filter(endpoints::listener_service_id.eq(id.as_str()))
+                .count()
+                .get_result(c)
+                .await?;
+            if users > 0 {
+                return Err(
+                    listener_in_use(id, usize::try_from(users).unwrap_or(usize::MAX)).into(),
+                );
+            }
+            let n = diesel::delete(
+                listener_services::table
+                    .filter(listener_services::enterprise_id.eq(enterprise.as_str()))
+                    .filter(listener_services::id.eq(id.as_str())),
+            )
+            .execute(c)
+            .await?;
+            Ok(n > 0)
+        })
+    }
+}

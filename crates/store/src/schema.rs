@@ -1,0 +1,164 @@
+//! The tables, written by hand for both backends: migrations/{postgres,sqlite} create the same
+//! columns with the same portable types (only BYTEA/BLOB, DOUBLE PRECISION/REAL and how `seq`
+//! is generated differ).
+
+diesel::table! {
+    enterprises (id) {
+        id -> Text,
+        name -> Text,
+        endpoint_limit -> BigInt,
+        public_key -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    service_users (id) {
+        id -> Text,
+        enterprise_id -> Text,
+        username -> Text,
+        password_hash -> Text,
+        role -> Text,
+    }
+}
+
+diesel::table! {
+    access_tokens (id) {
+        id -> Text,
+        seq -> BigInt,
+        token_hash -> Text,
+        enterprise_id -> Text,
+        enterprise_name -> Text,
+        creation_date -> BigInt,
+        expiration_date -> BigInt,
+        roles -> Text,
+        client_name -> Nullable<Text>,
+        creator -> Nullable<Text>,
+        platform_id -> Nullable<BigInt>,
+        first_name -> Nullable<Text>,
+        last_name -> Nullable<Text>,
+        pairing_code_id -> Nullable<Text>,
+        pairing_endpoint_id -> Nullable<Text>,
+        client_device_type -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    listener_services (id) {
+        id -> Text,
+        seq -> BigInt,
+        enterprise_id -> Text,
+        name -> Text,
+        base_url -> Text,
+        asset_id -> Nullable<Text>,
+        external_id -> Nullable<Text>,
+        location -> Nullable<Text>,
+        point_of_contact -> Nullable<Text>,
+        secret_key_id -> Text,
+        secret_ciphertext -> Binary,
+    }
+}
+
+diesel::table! {
+    endpoints (id) {
+        id -> Text,
+        seq -> BigInt,
+        enterprise_id -> Text,
+        name -> Nullable<Text>,
+        ip_address -> Nullable<Text>,
+        port -> Nullable<Integer>,
+        listener_service_id -> Nullable<Text>,
+        control_protocol -> Nullable<Text>,
+        signaling_protocol -> Nullable<Text>,
+        dial_style -> Nullable<Text>,
+        address_style -> Nullable<Text>,
+        username -> Nullable<Text>,
+        calendar_id -> Nullable<Text>,
+        calendar_type -> Nullable<Text>,
+        custom_data -> Nullable<Text>,
+        announcement_id -> Nullable<Text>,
+        asset_id -> Nullable<Text>,
+        auto_join_mode -> Nullable<Text>,
+        calendar_push_mode -> Nullable<Text>,
+        contact_list_id -> Nullable<Text>,
+        elevation -> Nullable<Double>,
+        external_id -> Nullable<Text>,
+        geolocation -> Nullable<Text>,
+        in_meeting_controls -> Nullable<Text>,
+        location -> Nullable<Text>,
+        manual_meeting_dialer -> Nullable<Text>,
+        meeting_privacy_mode -> Nullable<Text>,
+        mesh_base_uri -> Nullable<Text>,
+        point_of_contact -> Nullable<Text>,
+        register_to_sip_proxy -> Nullable<Text>,
+        validate_passcodes -> Nullable<Text>,
+        zero_touch_type -> Nullable<Text>,
+        password_key_id -> Nullable<Text>,
+        password_ciphertext -> Nullable<Binary>,
+    }
+}
+
+diesel::table! {
+    pairing_codes (id) {
+        id -> Text,
+        enterprise_id -> Text,
+        endpoint_id -> Text,
+        code -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    paired_statuses (token_id) {
+        token_id -> Text,
+        enterprise_id -> Text,
+        endpoint_id -> Text,
+        username -> Nullable<Text>,
+        first_name -> Nullable<Text>,
+        last_name -> Nullable<Text>,
+        client_device_type -> Nullable<Text>,
+        creation_date -> BigInt,
+        heartbeat_date -> BigInt,
+    }
+}
+
+diesel::table! {
+    endpoint_statuses (endpoint_id) {
+        endpoint_id -> Text,
+        enterprise_id -> Text,
+        call_active -> Bool,
+        reserved -> Bool,
+        dialing -> Bool,
+        microphone_muted -> Bool,
+        last_dial_timestamp_millis -> Nullable<BigInt>,
+        timestamp -> BigInt,
+    }
+}
+
+diesel::table! {
+    failures (id) {
+        id -> Text,
+        seq -> BigInt,
+        enterprise_id -> Text,
+        subject_class -> Text,
+        subject_id -> Text,
+        error_date -> BigInt,
+        error_code -> BigInt,
+        error_name -> Text,
+        error_message -> Text,
+        error_details -> Text,
+    }
+}
+
+diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    enterprises,
+    service_users,
+    access_tokens,
+    listener_services,
+    endpoints,
+    pairing_codes,
+    paired_statuses,
+    endpoint_statuses,
+    failures,
+);

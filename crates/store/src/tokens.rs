@@ -1,0 +1,102 @@
+//! TokenStore. Tokens are found by the SHA-256 of their value; the value is never stored.
+
+use crate::DbStore;
+use crate::models::TokenRow;
+use crate::schema::{access_tokens, paired_statuses};
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use roomlink_domain::Result;
+use roomlink_domain::ids::{EnterpriseId, TokenId};
+use roomlink_domain::ports::TokenStore;
+use roomlink_domain::token::{AccessToken, TokenHash};
+
+#[async_trait]
+impl TokenStore for DbStore {
+    async fn insert_token(&self, token: &AccessToken) -> Result<()> {
+        let row = TokenRow::new(token);
+        db_run!(self, |c| {
+            diesel::insert_into(access_tokens::table)
+                .values(&row)
+                .execute(c)
+                .await?;
+            Ok(())
+        })
+    }
+
+    async fn token_by_hash(&self, hash: &TokenHash, now: i64) -> Result<Option<AccessToken>> {
+        db_run!(self, |c| {
+            let row: Option<TokenRow> = access_tokens::table
+                .filter(access_tokens::token_hash.eq(hash.as_str()))
+                .filter(access_tokens::expiration_date.gt(now))
+                .select(TokenRow::as_select())
+                .first(c)
+                .await
+                .optional()?;
+            Ok(row.map(TokenRow::into_domain).transpose()?)
+        })
+    }
+
+    async fn token_by_id(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &TokenId,
+        now: i64,
+    ) -> Result<Option<AccessToken>> {
+        db_run!(self, |c| {
+            let row: Option<TokenRow> = access_tokens::table
+                .filter(access_tokens::enterprise_id.eq(enterprise.as_str()))
+                .filter(access_tokens::id.eq(id.as_str()))
+                .filter(access_tokens::expiration_date.gt(now))
+                .select(TokenRow::as_select())
+                .first(c)
+                .await
+                .optional()?;
+            Ok(row.map(TokenRow::into_domain).transpose()?)
+        })
+    }
+
+    async fn list_tokens(&self, enterprise: &EnterpriseId, now: i64) -> Result<Vec<AccessToken>> {
+        db_run!(self, |c| {
+            let rows: Vec<TokenRow> = access_tokens::table
+                .filter(access_tokens::enterprise_id.eq(enterprise.as_str()))
+                .filter(access_tokens::expiration_date.gt(now))
+                .order(access_tokens::seq)
+                .select(TokenRow::as_select())
+                .load(c)
+                .await?;
+            Ok(rows
+                .into_iter()
+                .map(TokenRow::into_domain)
+                .collect::<Result<_>>()?)
+        })
+    }
+
+    async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool> {
+        db_tx!(self, |c| {
+            let deleted = diesel::delete(
+                access_tokens::table
+                    .filter(access_tokens::enterprise_id.eq(enterprise.as_str()))
+                    .filter(access_tokens::id.eq(id.as_str())),
+            )
+            .execute(c)
+            .await?;
+            if deleted > 0 {
+                diesel::delete(paired_statuses::table.find(id.as_str()))
+                    .execute(c)
+                    .await?;
+            }
+            Ok(deleted > 0)
+        })
+    }
+
+    async fn purge_expired_tokens(&self, now: i64) -> Result<u64> {
+        db_run!(self, |c| {
+            let n =
+                diesel::delete(access_tokens::table.filter(access_tokens::expiration_date.le(now)))
+                    .execute(c)
+                    .await?;
+            Ok(n as u64)
+        })
+    }
+}

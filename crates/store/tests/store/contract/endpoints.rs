@@ -1,0 +1,344 @@
+//! Endpoints one at a time: round trips, order, the limit, calendarIds, deletion.
+
+use super::*;
+
+pub async fn endpoints_round_trip_every_field(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let l = listener(h, &e, "HQ").await;
+    let original = endpoint(h, &e, full_body(&l.id));
+    for f in Field::ALL {
+        assert_ne!(
+            original.profile().json(*f),
+            Value::Null,
+            "{f:?} unset by the sample"
+        );
+    }
+    h.store.insert_endpoint(&original).await.unwrap();
+    let read = h
+        .store
+        .endpoint(&e.id, original.id())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read, original);
+    let password = read.password().unwrap();
+    assert_eq!(
+        password,
+        original.password().unwrap(),
+        "sealed bytes and key id"
+    );
+    assert_eq!(
+        h.sealer.open(password).unwrap().unwrap().expose(),
+        "s3cret-endpoint-pw"
+    );
+    assert_eq!(
+        h.store.list_endpoints(&e.id).await.unwrap(),
+        vec![original.clone()]
+    );
+
+    // PUT: every field replaced.
+    let sealer = h.sealer.clone();
+    let body = object(other_full_body(&l.id));
+    let put = h
+        .store
+        .update_endpoint(
+            &e.id,
+            original.id(),
+            Box::new(move |current| {
+                let draft = put::replace(&current, &body)?;
+                let SecretChange::Set(pw) = draft.password else {
+                    panic!("the body sets a password")
+                };
+                Endpoint::new(
+                    current.id().clone(),
+                    current.enterprise_id().clone(),
+                    draft.profile,
+                    Some(sealer.seal(&pw, None)?),
+                )
+            }),
+        )
+        .await
+        .unwrap();
+    assert_ne!(put.profile(), original.profile());
+    assert_eq!(
+        h.store.endpoint(&e.id, original.id()).await.unwrap(),
+        Some(put.clone())
+    );
+    assert_eq!(
+        h.sealer
+            .open(put.password().unwrap())
+            .unwrap()
+            .unwrap()
+            .expose(),
+        "another-pw"
+    );
+
+    // PATCH: some fields, password cleared, others kept.
+    let fields = object(json!({
+        "customData": {"a": {"b": [true, 1e-3]}}, "elevation": 0.125, "port": null,
+        "geolocation": {"latitude": 0.0, "longitude": 0.0}, "password": null
+    }));
+    let patched = h
+        .store
+        .update_endpoint(
+            &e.id,
+            original.id(),
+            Box::new(move |current| {
+                let draft = patch::merge(&current, &fields)?;
+                assert_eq!(draft.password, SecretChange::Clear);
+                Endpoint::new(
+                    current.id().clone(),
+                    current.enterprise_id().clone(),
+                    draft.profile,
+                    None,
+                )
+            }),
+        )
+        .await
+        .unwrap();
+    let read = h
+        .store
+        .endpoint(&e.id, original.id())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read, patched);
+    assert_eq!(read.profile().port(), None);
+    assert_eq!(read.password(), None);
+    assert_eq!(read.profile().json(Field::Elevation), json!(0.125));
+    assert_eq!(
+        read.profile().json(Field::CustomData),
+        json!({"a": {"b": [true, 1e-3]}})
+    );
+    assert_eq!(read.profile().json(Field::Name), json!("Huddle"));
+}
+
+pub async fn endpoints_list_in_creation_order(h: &Harness) {
+    let e = enterprise(h, 100).await;
+    let other = enterprise(h, 100).await;
+    for name in ["c", "a", "b"] {
+        inserted(h, named(h, &e, name)).await;
+        inserted(h, named(h, &other, name)).await;
+    }
+    let first = h.store.list_endpoints(&e.id).await.unwrap()[0].clone();
+    // An update does not move an endpoint; a deletion leaves the others in order.
+    h.store
+        .update_endpoint(&e.id, first.id(), rename("z"))
+        .await
+        .unwrap();
+    inserted(h, named(h, &e, "d")).await;
+    assert_eq!(names(h, &e).await, ["z", "a", "b", "d"]);
+    let a = h.store.list_endpoints(&e.id).await.unwrap()[1].clone();
+    assert!(h.store.delete_endpoint(&e.id, a.id()).await.unwrap());
+    inserted(h, named(h, &e, "e")).await;
+    assert_eq!(names(h, &e).await, ["z", "b", "d", "e"]);
+    assert_eq!(names(h, &other).await, ["c", "a", "b"]);
+}
+
+pub async fn update_errors_leave_the_endpoint_unchanged(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let ep = inserted(h, named(h, &e, "before")).await;
+    let r = h
+        .store
+        .update_endpoint(
+            &e.id,
+            ep.id(),
+            Box::new(|_| Err(Error::invalid("name: rejected by the rule"))),
+        )
+        .await;
+    assert_eq!(kind(r), ErrorKind::Invalid);
+    assert_eq!(
+        h.store.endpoint(&e.id, ep.id()).await.unwrap(),
+        Some(ep.clone())
+    );
+
+    // A change may not move the endpoint to another id or enterprise.
+    let other = enterprise(h, 10).await;
+    let moved_to = other.id.clone();
+    let r = h
+        .store
+        .update_endpoint(
+            &e.id,
+            ep.id(),
+            Box::new(move |cur| {
+                Endpoint::new(cur.id().clone(), moved_to, cur.profile().clone(), None)
+            }),
+        )
+        .await;
+    assert_eq!(kind(r), ErrorKind::InternalError);
+    assert_eq!(
+        h.store.endpoint(&e.id, ep.id()).await.unwrap(),
+        Some(ep.clone())
+    );
+
+    let unknown = EndpointId::from_trusted(new_id());
+    let r = h.store.update_endpoint(&e.id, &unknown, rename("x")).await;
+    assert_eq!(kind(r), ErrorKind::NotFound);
+    assert!(!h.store.delete_endpoint(&e.id, &unknown).await.unwrap());
+}
+
+pub async fn duplicate_calendar_ids(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let one = inserted(h, with_calendar(h, &e, "one", "room@corp.example")).await;
+    let two = inserted(h, with_calendar(h, &e, "two", "other@corp.example")).await;
+    let dup = with_calendar(h, &e, "dup", "room@corp.example");
+    let err = h.store.insert_endpoint(&dup).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DuplicateCalendarId);
+    assert!(
+        err.details()["causeMessage"]
+            .as_str()
+            .unwrap()
+            .contains("room@corp.example"),
+        "{err:?}"
+    );
+    assert_eq!(h.store.endpoint(&e.id, dup.id()).await.unwrap(), None);
+
+    // The same calendarId is fine in another enterprise.
+    let other = enterprise(h, 10).await;
+    inserted(h, with_calendar(h, &other, "theirs", "room@corp.example")).await;
+
+    // An update onto a taken calendarId fails and changes nothing; keeping one's own is fine.
+    let take = Box::new(|cur: Endpoint| {
+        let d = patch::merge(
+            &cur,
+            &object(json!({"calendarId": "room@corp.example", "name": "x"})),
+        )?;
+        Endpoint::new(
+            cur.id().clone(),
+            cur.enterprise_id().clone(),
+            d.profile,
+            None,
+        )
+    });
+    assert_eq!(
+        kind(h.store.update_endpoint(&e.id, two.id(), take).await),
+        ErrorKind::DuplicateCalendarId
+    );
+    assert_eq!(
+        h.store.endpoint(&e.id, two.id()).await.unwrap(),
+        Some(two.clone())
+    );
+    h.store
+        .update_endpoint(&e.id, one.id(), rename("uno"))
+        .await
+        .unwrap();
+
+    // A CSV row reusing a calendarId is skipped by the rules; a write that does it anyway fails.
+    let csv = "name,calendarId,password\n\"three\",\"room@corp.example\",\"pw\"\n";
+    assert_eq!(kind(upload(h, &e, csv).await), ErrorKind::Invalid);
+    let ent = e.id.clone();
+    let sneaky = with_calendar(h, &e, "sneaky", "other@corp.example");
+    let r = bulk_write(h, &e.id, vec![], move |_| CsvWrite {
+        inserts: vec![sneaky],
+        updates: vec![],
+    })
+    .await;
+    assert_eq!(kind(r), ErrorKind::DuplicateCalendarId);
+    assert_eq!(names(h, &e).await, ["uno", "two"]);
+    // Two new endpoints of one upload sharing a calendarId.
+    let (a, b) = (
+        with_calendar(h, &e, "a", "new@corp.example"),
+        with_calendar(h, &e, "b", "new@corp.example"),
+    );
+    let r = bulk_write(h, &ent, vec![], move |_| CsvWrite {
+        inserts: vec![a, b],
+        updates: vec![],
+    })
+    .await;
+    assert_eq!(kind(r), ErrorKind::DuplicateCalendarId);
+    assert_eq!(names(h, &e).await, ["uno", "two"]);
+}
+
+pub async fn limit_holds_under_concurrent_inserts(h: &Harness) {
+    let e = enterprise(h, 5).await;
+    for i in 0..4 {
+        inserted(h, named(h, &e, &format!("existing {i}"))).await;
+    }
+    warm_up(h, 16).await;
+    let tasks = (0..16).map(|i| {
+        let store = h.store.clone();
+        let ep = named(h, &e, &format!("racer {i}"));
+        tokio::spawn(async move { store.insert_endpoint(&ep).await })
+    });
+    let results: Vec<_> = join_all(tasks)
+        .await
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect();
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let limited = results
+        .iter()
+        .filter(|r| matches!(r, Err(e) if e.kind() == ErrorKind::LimitReached))
+        .count();
+    assert_eq!((ok, limited), (1, 15), "{results:?}");
+    assert_eq!(h.store.list_endpoints(&e.id).await.unwrap().len(), 5);
+    let err = h
+        .store
+        .insert_endpoint(&named(h, &e, "late"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitReached);
+    assert_eq!(err.details()["entityClass"], "Endpoint");
+}
+
+pub async fn delete_endpoint_takes_its_dependents(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let gone = inserted(h, named(h, &e, "gone")).await;
+    let kept = inserted(h, named(h, &e, "kept")).await;
+    let mut tokens = vec![];
+    for ep in [&gone, &kept] {
+        h.store
+            .save_statuses(&e.id, &[status(ep.id(), 1_000, true)])
+            .await
+            .unwrap();
+        let code = format!("CODE{}", ep.name().to_uppercase());
+        h.store
+            .save_pairing_code(&pairing_code(&e, ep.id(), &code))
+            .await
+            .unwrap();
+        let t = zt_token(&e, ep.id(), 0);
+        h.store.insert_token(&t).await.unwrap();
+        h.store.touch_paired(&t, 1_000).await.unwrap().unwrap();
+        tokens.push(t);
+    }
+    assert!(h.store.delete_endpoint(&e.id, gone.id()).await.unwrap());
+    assert_eq!(h.store.endpoint(&e.id, gone.id()).await.unwrap(), None);
+    assert_eq!(h.store.status(&e.id, gone.id()).await.unwrap(), None);
+    assert_eq!(
+        h.store
+            .current_pairing_code(&e.id, gone.id())
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        h.store.pairing_code_by_code("CODEGONE").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        h.store.paired(&e.id, gone.id(), 1_000).await.unwrap(),
+        vec![]
+    );
+    // The token itself stays (it expires on its own).
+    assert!(
+        h.store
+            .token_by_id(&e.id, tokens[0].id(), 1_000)
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    assert!(h.store.status(&e.id, kept.id()).await.unwrap().is_some());
+    assert!(
+        h.store
+            .pairing_code_by_code("CODEKEPT")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        h.store.paired(&e.id, kept.id(), 1_000).await.unwrap().len(),
+        1
+    );
+    assert_eq!(h.store.statuses(&e.id).await.unwrap().len(), 1);
+}

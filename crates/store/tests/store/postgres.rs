@@ -1,0 +1,171 @@
+//! The contract on PostgreSQL (a fresh database per test), plus what only the PostgreSQL
+//! adapter promises.
+
+use crate::secrets;
+use diesel::QueryableByName;
+use diesel::sql_types::Text;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use roomlink_domain::ErrorKind;
+use roomlink_domain::ids::EnterpriseId;
+use roomlink_domain::ports::{EndpointStore, EnterpriseStore, StoreHealth};
+use roomlink_store::testing::TestDatabase;
+use roomlink_store::{Backend, DbConfig, DbStore, StoreError};
+use std::time::Duration;
+
+crate::contract::contract_tests!(crate::support::postgres);
+
+#[derive(QueryableByName)]
+struct Line {
+    #[diesel(sql_type = Text)]
+    s: String,
+}
+
+async fn lines(conn: &mut AsyncPgConnection, sql: &str) -> Vec<String> {
+    diesel::sql_query(sql)
+        .load::<Line>(conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|l| l.s)
+        .collect()
+}
+
+async fn schema(url: &str) -> Vec<String> {
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+    lines(
+        &mut conn,
+        "SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable AS s \
+         FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn migrate_creates_the_schema_once() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let store = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    assert_eq!(store.backend(), Backend::Postgres);
+    assert!(schema(db.url()).await.is_empty());
+    assert_eq!(
+        store.migrate().await.unwrap(),
+        ["2025-11-22-000000_initial"]
+    );
+    let migrated = schema(db.url()).await;
+    for column in [
+        "endpoints.password_ciphertext bytea",
+        "access_tokens.token_hash text",
+        "endpoints.elevation double precision",
+        "endpoint_statuses.call_active boolean",
+    ] {
+        assert!(migrated.iter().any(|s| s.starts_with(column)), "{column}");
+    }
+    assert_eq!(store.migrate().await.unwrap(), Vec::<String>::new());
+    assert_eq!(schema(db.url()).await, migrated);
+}
+
+/// actix runs on current-thread runtimes: connect, migrate and queries must work there.
+#[tokio::test(flavor = "current_thread")]
+async fn works_on_a_current_thread_runtime() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let store = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    assert!(!store.migrate().await.unwrap().is_empty());
+    secrets::store_secrets(&store).await;
+    let ent = store.enterprise_by_name("secrets").await.unwrap().unwrap();
+    assert_eq!(store.list_endpoints(&ent.id).await.unwrap().len(), 1);
+    drop(store);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_plaintext_secret_is_stored() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let store = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    store.migrate().await.unwrap();
+    secrets::store_secrets(&store).await;
+
+    // Every row of every table as JSON (bytea as \x… hex).
+    let mut conn = AsyncPgConnection::establish(db.url()).await.unwrap();
+    let mut dump = String::new();
+    let tables = lines(
+        &mut conn,
+        "SELECT tablename::text AS s FROM pg_tables WHERE schemaname = 'public'",
+    )
+    .await;
+    assert!(tables.len() >= 9, "{tables:?}");
+    for table in tables {
+        for line in lines(
+            &mut conn,
+            &format!("SELECT row_to_json(t)::text AS s FROM \"{table}\" t"),
+        )
+        .await
+        {
+            dump.push_str(&format!("{table}: {line}\n"));
+        }
+    }
+    secrets::assert_no_plaintext("the PostgreSQL dump", dump.as_bytes());
+}
+
+#[tokio::test]
+async fn unreachable_server_is_a_clear_error() {
+    let mut config = DbConfig::new("postgresql://roomlink:hunter2@127.0.0.1:1/roomlink");
+    config.connect_timeout = Duration::from_secs(3);
+    let err = DbStore::connect(&config).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Unreachable {
+                backend: Backend::Postgres,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "cannot connect to PostgreSQL at postgresql://roomlink:***@127.0.0.1:1/roomlink: "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Connection refused"),
+        "the cause is kept: {text}"
+    );
+    assert!(!text.contains("hunter2") && !text.contains('\n'), "{text}");
+    assert!(!format!("{err:?}").contains("hunter2"));
+}
+
+#[tokio::test]
+async fn missing_database_is_a_clear_error() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let url = db.url().replace("rl_test_", "rl_missing_");
+    let err = DbStore::connect(&DbConfig::new(url)).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("does not exist"), "{text}");
+    assert!(!text.contains('\n'), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lost_database_is_storage_unavailable() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let mut config = DbConfig::new(db.url());
+    config.connect_timeout = Duration::from_secs(2);
+    let store = DbStore::connect(&config).await.unwrap();
+    store.migrate().await.unwrap();
+    store.ping().await.unwrap();
+    db.drop_now().await;
+    let err = store.ping().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::StorageUnavailable, "{err:?}");
+    let ent = EnterpriseId::from_trusted("e1".into());
+    let err = store.list_endpoints(&ent).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::StorageUnavailable, "{err:?}");
+}

@@ -1,0 +1,161 @@
+//! The contract on SQLite, plus what only the SQLite adapter promises.
+
+use crate::secrets;
+use crate::support;
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use roomlink_store::{Backend, DbConfig, DbStore, StoreError};
+
+crate::contract::contract_tests!(crate::support::sqlite);
+
+#[derive(QueryableByName)]
+struct Line {
+    #[diesel(sql_type = Text)]
+    s: String,
+}
+
+fn lines(conn: &mut SqliteConnection, sql: &str) -> Vec<String> {
+    diesel::sql_query(sql)
+        .load::<Line>(conn)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.s)
+        .collect()
+}
+
+/// The schema as SQLite records it.
+fn schema(path: &std::path::Path) -> Vec<String> {
+    let mut conn = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+    lines(
+        &mut conn,
+        "SELECT type || ' ' || name || ': ' || coalesce(sql, '') AS s \
+         FROM sqlite_master ORDER BY name",
+    )
+}
+
+#[tokio::test]
+async fn migrate_creates_the_schema_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fresh.db");
+    let store = DbStore::connect(&DbConfig::new(format!("sqlite://{}", path.display())))
+        .await
+        .unwrap();
+    assert_eq!(store.backend(), Backend::Sqlite);
+    assert!(
+        schema(&path).iter().all(|s| !s.contains("endpoints")),
+        "not yet migrated"
+    );
+    assert_eq!(
+        store.migrate().await.unwrap(),
+        ["2025-11-22-000000_initial"]
+    );
+    let migrated = schema(&path);
+    for table in [
+        "enterprises",
+        "service_users",
+        "access_tokens",
+        "endpoints",
+        "listener_services",
+        "pairing_codes",
+        "paired_statuses",
+        "endpoint_statuses",
+        "failures",
+    ] {
+        assert!(
+            migrated
+                .iter()
+                .any(|s| s.starts_with(&format!("table {table}:"))),
+            "{table}"
+        );
+    }
+    assert_eq!(store.migrate().await.unwrap(), Vec::<String>::new());
+    assert_eq!(schema(&path), migrated);
+}
+
+/// actix runs on current-thread runtimes: connect, migrate and queries must work there.
+#[tokio::test(flavor = "current_thread")]
+async fn works_on_a_current_thread_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory that does not exist yet, relative paths aside.
+    let path = dir.path().join("nested/deeper/roomlink.db");
+    let config = DbConfig::new(format!("sqlite://{}", path.display()));
+    let store = DbStore::connect(&config).await.unwrap();
+    assert!(!store.migrate().await.unwrap().is_empty());
+    let harness_store: std::sync::Arc<dyn roomlink_domain::ports::Store> =
+        std::sync::Arc::new(store);
+    secrets::store_secrets(harness_store.as_ref()).await;
+    let ent = harness_store
+        .enterprise_by_name("secrets")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        harness_store.list_endpoints(&ent.id).await.unwrap().len(),
+        1
+    );
+    assert!(path.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_plaintext_secret_is_stored() {
+    let (store, dir) = support::sqlite_store().await;
+    secrets::store_secrets(&store).await;
+
+    // The files as they are on disk (WAL mode: recent pages sit in the -wal file).
+    let files = support::files_in(dir.path());
+    assert!(
+        files
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().ends_with("-wal")),
+        "WAL mode is on"
+    );
+    let bytes: Vec<u8> = files.into_iter().flat_map(|(_, b)| b).collect();
+    secrets::assert_no_plaintext("the database files", &bytes);
+
+    // Every column of every row, as SQL text (blobs as X'…' hex).
+    let mut conn =
+        SqliteConnection::establish(dir.path().join("roomlink.db").to_str().unwrap()).unwrap();
+    let mut dump = String::new();
+    for table in lines(
+        &mut conn,
+        "SELECT name AS s FROM sqlite_master WHERE type = 'table'",
+    ) {
+        let columns = lines(
+            &mut conn,
+            &format!("SELECT name AS s FROM pragma_table_info('{table}')"),
+        );
+        let row = columns
+            .iter()
+            .map(|c| format!("quote(\"{c}\")"))
+            .collect::<Vec<_>>()
+            .join(" || '|' || ");
+        for line in lines(&mut conn, &format!("SELECT {row} AS s FROM \"{table}\"")) {
+            dump.push_str(&format!("{table}: {line}\n"));
+        }
+    }
+    secrets::assert_no_plaintext("the SQL dump", dump.as_bytes());
+}
+
+#[tokio::test]
+async fn bad_urls_are_clear_errors() {
+    for (url, expected) in [
+        (
+            "mysql://root:hunter2@db/rl",
+            "unsupported database URL scheme 'mysql'",
+        ),
+        (
+            "roomlink.db",
+            "invalid database URL: the database URL needs a scheme",
+        ),
+        ("sqlite://", "invalid database URL"),
+    ] {
+        let err = DbStore::connect(&DbConfig::new(url)).await.unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with(expected), "{text}");
+        assert!(!text.contains("hunter2") && !text.contains('\n'), "{text}");
+    }
+    let err = DbStore::connect(&DbConfig::new("sqlite:///proc/no/such/dir/x.db"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::CreateDir { .. }), "{err}");
+}
