@@ -1,1 +1,66 @@
-fn main() {}
+//! Repository automation. `cargo xtask <task>`:
+//!
+//! - `ci`: what CI runs: format check, clippy with warnings denied, the boundary check, tests.
+//! - `boundaries`: fails when `roomlink-domain` depends on a web framework, database driver,
+//!   HTTP client or async runtime.
+//!
+//! Only std: this crate must build in seconds on a fresh machine.
+
+use std::process::{Command, ExitCode};
+
+mod boundaries;
+
+fn main() -> ExitCode {
+    let task = std::env::args().nth(1);
+    let result = match task.as_deref() {
+        Some("ci") => ci(),
+        Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|boundaries>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `cargo` with `args` from the workspace root; an error names the failed step.
+pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(project_root())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed", args.join(" ")))
+    }
+}
+
+pub(crate) fn project_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn ci() -> Result<(), String> {
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    boundaries::check()?;
+    cargo(&["test", "--workspace"])
+}

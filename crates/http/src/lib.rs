@@ -1,1 +1,71 @@
-//! placeholder
+//! roomlink's HTTP adapter (actix-web): routes, authentication, body intake and catalog error
+//! rendering over the domain's use cases. It knows no database and no listener: only
+//! `roomlink_domain::service::Services`.
+
+mod body;
+mod caller;
+mod error;
+mod observe;
+mod routes;
+
+pub use error::ApiError;
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+use roomlink_domain::service::Services;
+use std::net::TcpListener;
+use std::time::Duration;
+
+/// What every handler can reach.
+pub struct AppState {
+    pub services: Services,
+}
+
+/// Server knobs the binary takes from configuration.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Worker threads; 0 means one per core.
+    pub workers: usize,
+    /// How long in-flight requests may run on after a shutdown signal.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            workers: 0,
+            shutdown_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Adds roomlink's routes, state and middleware to an actix `App` configuration.
+pub fn configure(state: web::Data<AppState>) -> impl Fn(&mut web::ServiceConfig) + Clone {
+    move |cfg| {
+        cfg.app_data(state.clone());
+        routes::configure(cfg);
+        cfg.default_service(web::to(routes::not_found));
+    }
+}
+
+/// Serves on an already bound listener (port 0 works) until the returned server is stopped or
+/// the process receives SIGINT/SIGTERM; in-flight requests then get `shutdown_timeout` to end.
+pub fn serve(
+    listener: TcpListener,
+    services: Services,
+    options: &ServerOptions,
+) -> std::io::Result<Server> {
+    let state = web::Data::new(AppState { services });
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .wrap(from_fn(observe::observe))
+            .configure(configure(state.clone()))
+    })
+    .shutdown_timeout(options.shutdown_timeout.as_secs())
+    .listen(listener)?;
+    if options.workers > 0 {
+        server = server.workers(options.workers);
+    }
+    Ok(server.run())
+}

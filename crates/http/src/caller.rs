@@ -1,0 +1,81 @@
+//! Who is calling: credentials from the request, turned into a `Principal` by the domain.
+//!
+//! A token comes from the `X-Access-Token` header or the `accesstoken` query parameter; Basic
+//! credentials from `Authorization: Basic`. When both are present the token is used.
+
+use crate::AppState;
+use crate::error::ApiError;
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, web};
+use base64::Engine;
+use roomlink_domain::Error;
+use roomlink_domain::secret::Secret;
+use roomlink_domain::service::auth::{Credentials, Principal};
+use std::future::Future;
+use std::pin::Pin;
+
+/// The authenticated caller of a request.
+pub struct Caller(pub Principal);
+
+/// The value of one query parameter (percent-decoded), without parsing the rest.
+pub fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
+    form_urlencoded::parse(req.query_string().as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// `Authorization: Basic` as username and password; `BadCredentialsException` if malformed.
+pub fn basic_credentials(req: &HttpRequest) -> Option<Result<(String, Secret), Error>> {
+    let value = req.headers().get(header::AUTHORIZATION)?;
+    let parsed = (|| {
+        let text = value.to_str().ok()?;
+        let (scheme, encoded) = text.split_once(' ')?;
+        if !scheme.eq_ignore_ascii_case("basic") {
+            return None;
+        }
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(encoded.trim())
+            .ok()?;
+        let decoded = String::from_utf8(decoded).ok()?;
+        let (user, password) = decoded.split_once(':')?;
+        Some((user.to_owned(), Secret::new(password)))
+    })();
+    Some(parsed.ok_or_else(Error::bad_credentials))
+}
+
+fn token(req: &HttpRequest) -> Option<Secret> {
+    req.headers()
+        .get("x-access-token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| query_param(req, "accesstoken"))
+        .filter(|t| !t.is_empty())
+        .map(Secret::new)
+}
+
+fn credentials(req: &HttpRequest) -> Result<Option<Credentials>, Error> {
+    if let Some(t) = token(req) {
+        return Ok(Some(Credentials::Token(t)));
+    }
+    match basic_credentials(req) {
+        Some(Ok((username, password))) => Ok(Some(Credentials::Basic { username, password })),
+        Some(Err(e)) => Err(e),
+        None => Ok(None),
+    }
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let creds = credentials(req);
+        Box::pin(async move {
+            let state = state.ok_or_else(|| Error::internal("application state missing"))?;
+            let principal = state.services.auth.authenticate(creds?).await?;
+            Ok(Caller(principal))
+        })
+    }
+}

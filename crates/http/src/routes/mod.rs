@@ -1,0 +1,87 @@
+//! The route table. Each resource answers its own methods; any other method is
+//! `MethodNotAllowed` naming the allowed ones, and any unknown path is `NotFound`.
+
+mod endpoints;
+mod enterprise;
+mod listeners;
+mod tokens;
+
+use crate::error::ApiError;
+use actix_web::{HttpRequest, HttpResponse, Resource, web};
+use roomlink_domain::{Error, ErrorKind};
+
+/// A resource at `path` that refuses methods other than those routed, listing them.
+fn resource(path: &str, allowed: &'static [&'static str]) -> Resource {
+    web::resource(path).default_service(web::to(move |req: HttpRequest| async move {
+        let method = req.method().to_string();
+        Err::<HttpResponse, _>(ApiError(
+            Error::new(
+                ErrorKind::MethodNotAllowed,
+                format!("{method} is not allowed here; use {}.", allowed.join(", ")),
+            )
+            .with("method", method)
+            .with("allowed", allowed.to_vec()),
+        ))
+    }))
+}
+
+/// Any path no route matches.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    // The path is not echoed: it may hold a token (/api/auth/accesstokens/{token}).
+    let _ = req;
+    Err(ApiError(Error::not_found(
+        "Resource",
+        "(the requested path)",
+    )))
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/healthz", &["GET"]).route(web::get().to(enterprise::healthz)))
+        .service(resource("/readyz", &["GET"]).route(web::get().to(enterprise::readyz)))
+        .service(
+            resource("/api/auth/accesstokens", &["GET", "POST"])
+                .route(web::post().to(tokens::create))
+                .route(web::get().to(tokens::list)),
+        )
+        .service(
+            resource("/api/auth/accesstokens/{token}", &["GET", "DELETE"])
+                .route(web::get().to(tokens::get))
+                .route(web::delete().to(tokens::delete)),
+        )
+        .service(
+            resource("/api/endpoints", &["GET", "POST"])
+                .route(web::get().to(endpoints::list))
+                .route(web::post().to(endpoints::insert)),
+        )
+        .service(
+            resource("/api/endpoints/", &["GET", "POST"])
+                .route(web::get().to(endpoints::list))
+                .route(web::post().to(endpoints::insert)),
+        )
+        .service(
+            resource("/api/endpoints/csv", &["PUT", "POST"])
+                .route(web::put().to(endpoints::bulk_put))
+                .route(web::post().to(endpoints::bulk_put)),
+        )
+        .service(
+            resource("/api/endpoints/{id}", &["GET", "PUT", "PATCH", "DELETE"])
+                .route(web::get().to(endpoints::get))
+                .route(web::put().to(endpoints::replace))
+                .route(web::patch().to(endpoints::patch))
+                .route(web::delete().to(endpoints::delete)),
+        )
+        .service(
+            resource("/api/enterprises/self", &["GET"]).route(web::get().to(enterprise::get_self)),
+        )
+        .service(
+            resource("/api/listenerservices", &["GET", "POST"])
+                .route(web::get().to(listeners::list))
+                .route(web::post().to(listeners::create)),
+        )
+        .service(
+            resource("/api/listenerservices/{id}", &["GET", "PUT", "DELETE"])
+                .route(web::get().to(listeners::get))
+                .route(web::put().to(listeners::replace))
+                .route(web::delete().to(listeners::delete)),
+        );
+}

@@ -1,0 +1,122 @@
+//! The operator commands: serve, migrate, admin enterprise create, admin user create.
+
+use crate::settings::Settings;
+use anyhow::Context;
+use roomlink_domain::access::Role;
+use roomlink_domain::secret::Secret;
+use roomlink_domain::service::Services;
+use std::io::Read;
+use std::net::{SocketAddr, TcpListener};
+use std::time::Duration;
+
+/// A started server: its address, the server handle (await it, or stop it) and the use cases.
+pub struct Running {
+    pub address: SocketAddr,
+    pub server: actix_web::dev::Server,
+    pub services: Services,
+}
+
+/// Migrates, binds `server.bind` (port 0 picks a free port) and starts serving.
+pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
+    let services = crate::services(settings, true).await?;
+    let listener = TcpListener::bind(&settings.server.bind)
+        .with_context(|| format!("cannot listen on {}", settings.server.bind))?;
+    let address = listener.local_addr()?;
+    let options = roomlink_http::ServerOptions {
+        workers: settings.server.workers,
+        shutdown_timeout: Duration::from_secs(settings.server.shutdown_timeout_secs),
+    };
+    let server = roomlink_http::serve(listener, services.clone(), &options)?;
+    Ok(Running {
+        address,
+        server,
+        services,
+    })
+}
+
+/// `roomlink serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish.
+pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
+    let running = start(settings).await?;
+    tracing::info!(address = %running.address, "roomlink is listening");
+    let housekeeping = actix_web::rt::spawn(housekeeping(running.services.clone()));
+    let result = running.server.await;
+    housekeeping.abort();
+    tracing::info!("roomlink stopped");
+    result.context("the HTTP server failed")
+}
+
+/// Deletes expired tokens and paired statuses now and then. Correctness does not depend on
+/// it (every read filters by time); it only keeps the tables small.
+async fn housekeeping(services: Services) {
+    let mut tick = tokio::time::interval(Duration::from_secs(300));
+    loop {
+        tick.tick().await;
+        let now = services.ports.clock.now_ms();
+        let store = &services.ports.store;
+        match (
+            store.purge_expired_tokens(now).await,
+            store.purge_expired_paired(now).await,
+        ) {
+            (Ok(tokens), Ok(paired)) if tokens + paired > 0 => {
+                tracing::info!(tokens, paired, "expired records purged");
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!(error = %e, "purging expired records failed")
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `roomlink migrate`.
+pub async fn migrate(settings: &Settings) -> anyhow::Result<Vec<String>> {
+    let store = crate::connect_store(settings, false).await?;
+    Ok(store.migrate().await?)
+}
+
+/// `roomlink admin enterprise create NAME [--endpoint-limit N]`.
+pub async fn create_enterprise(
+    settings: &Settings,
+    name: &str,
+    limit: Option<u32>,
+) -> anyhow::Result<String> {
+    let services = crate::services(settings, true).await?;
+    let enterprise = services.admin.create_enterprise(name, limit).await?;
+    Ok(format!(
+        "created enterprise {} (id {}, endpoint limit {})",
+        enterprise.name, enterprise.id, enterprise.endpoint_limit
+    ))
+}
+
+/// `roomlink admin user create ... --password-stdin`: the password is the first line of stdin.
+pub async fn create_user(
+    settings: &Settings,
+    enterprise: &str,
+    username: &str,
+    role: &str,
+    password: Secret,
+) -> anyhow::Result<String> {
+    let role = Role::parse(role)?;
+    let services = crate::services(settings, true).await?;
+    let user = services
+        .admin
+        .create_user(enterprise, username, role, password)
+        .await?;
+    Ok(format!(
+        "created user {} ({}) in enterprise {enterprise}",
+        user.username,
+        role.as_str()
+    ))
+}
+
+/// Reads a password from standard input: the first line, without its line ending.
+pub fn password_from_stdin() -> anyhow::Result<Secret> {
+    let mut input = String::new();
+    std::io::stdin()
+        .take(4096)
+        .read_to_string(&mut input)
+        .context("cannot read the password from standard input")?;
+    let line = input.lines().next().unwrap_or("");
+    anyhow::ensure!(!line.is_empty(), "no password on standard input");
+    Ok(Secret::new(line))
+}

@@ -1,0 +1,88 @@
+//! The `roomlink` binary's library half: configuration, wiring of adapters into the domain's
+//! use cases, and the operator commands. `main.rs` only parses the command line.
+//!
+//! This is the one crate that knows every adapter.
+
+pub mod commands;
+pub mod settings;
+
+use anyhow::Context;
+use roomlink_crypto::{Passwords, Sealer, ServiceKey};
+use roomlink_domain::ports::PlatformIdentity;
+use roomlink_domain::service::{Ports, Services};
+use roomlink_domain::system::{RandomIds, SystemClock};
+use roomlink_platform::StaticPlatform;
+use roomlink_store::{DbConfig, DbStore};
+use settings::Settings;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Connects to the database named by the settings (migrating it if `migrate`).
+pub async fn connect_store(settings: &Settings, migrate: bool) -> anyhow::Result<Arc<DbStore>> {
+    let mut config = DbConfig::new(settings.database.url.clone());
+    config.max_connections = settings.database.max_connections.max(1);
+    config.connect_timeout = Duration::from_millis(settings.database.connect_timeout_ms);
+    let store = DbStore::connect(&config).await?;
+    if migrate {
+        let applied = store.migrate().await?;
+        if !applied.is_empty() {
+            tracing::info!(migrations = ?applied, "database migrated");
+        }
+    }
+    Ok(Arc::new(store))
+}
+
+/// The service sealing key: from the settings, or a key file (created on first start).
+pub fn service_key(settings: &Settings) -> anyhow::Result<ServiceKey> {
+    if let Some(key) = &settings.security.service_key {
+        return ServiceKey::from_base64(key).context("security.service_key");
+    }
+    let file: PathBuf = match (&settings.security.service_key_file, settings.sqlite_path()) {
+        (Some(file), _) => file.clone(),
+        (None, Some(db)) => db.with_file_name("roomlink.key"),
+        (None, None) => anyhow::bail!(
+            "set security.service_key (or security.service_key_file) when the database is not SQLite: \
+             every instance must seal endpoint passwords with the same key"
+        ),
+    };
+    Ok(ServiceKey::load_or_create(&file)?)
+}
+
+pub fn platform(settings: &Settings) -> anyhow::Result<Arc<dyn PlatformIdentity>> {
+    Ok(match &settings.platform.static_file {
+        Some(path) => Arc::new(StaticPlatform::load(path)?),
+        None => Arc::new(StaticPlatform::empty()),
+    })
+}
+
+/// Every use case, wired to real adapters.
+pub async fn services(settings: &Settings, migrate: bool) -> anyhow::Result<Services> {
+    let key = service_key(settings)?;
+    let platform = platform(settings)?;
+    let store = connect_store(settings, migrate).await?;
+    Ok(Services::new(Ports {
+        store,
+        hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
+        sealer: Arc::new(Sealer::new(key)),
+        platform,
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(RandomIds),
+    }))
+}
+
+/// Sets up logging: human-readable or JSON lines, filtered by `log.level` (or `RUST_LOG`).
+pub fn init_logging(settings: &Settings) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(&settings.log.level))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if settings.log.format.eq_ignore_ascii_case("json") {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}

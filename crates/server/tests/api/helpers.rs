@@ -1,0 +1,229 @@
+//! Starting the real application for black-box tests: real HTTP on loopback (port 0), a fresh
+//! SQLite file or a fresh PostgreSQL database per test, the static platform users below.
+
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use roomlink::settings::Settings;
+use roomlink_domain::access::Role;
+use roomlink_domain::secret::Secret;
+use roomlink_domain::service::Services;
+use serde_json::Value;
+use std::collections::HashMap;
+use tempfile::TempDir;
+
+pub const PLATFORM_USERS: &str = r#"
+[[users]]
+username = "alice@example.com"
+password = "alice-platform-pw"
+platform_id = 1001
+enterprise = "acme"
+enterprise_admin = true
+first_name = "Alice"
+last_name = "Liddell"
+zero_touch = true
+access_tokens = ["plat-token-alice"]
+
+[[users]]
+username = "bob@example.com"
+password = "bob-platform-pw"
+platform_id = 1002
+enterprise = "acme"
+enterprise_admin = false
+first_name = "Bob"
+last_name = "Builder"
+access_tokens = ["plat-token-bob"]
+
+[[users]]
+username = "mallory@example.com"
+password = "mallory-pw"
+platform_id = 1003
+enterprise = "no-such-enterprise"
+enterprise_admin = true
+access_tokens = ["plat-token-mallory"]
+"#;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub services: Services,
+    /// Holds the SQLite file, key and platform users until the test ends.
+    _dir: TempDir,
+    _database: Option<roomlink_store::testing::TestDatabase>,
+}
+
+impl TestApp {
+    /// Starts the app; `None` (after saying so) for PostgreSQL when no test server is configured.
+    pub async fn spawn(backend: Backend) -> Option<TestApp> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (url, database) = match backend {
+            Backend::Sqlite => (
+                format!("sqlite://{}", dir.path().join("roomlink.db").display()),
+                None,
+            ),
+            Backend::Postgres => {
+                let db = roomlink_store::testing::TestDatabase::create().await?;
+                (db.url().to_owned(), Some(db))
+            }
+        };
+        let users = dir.path().join("platform-users.toml");
+        std::fs::write(&users, PLATFORM_USERS).expect("platform users file");
+        let env = HashMap::from([
+            (
+                "ROOMLINK__SERVER__BIND".to_owned(),
+                "127.0.0.1:0".to_owned(),
+            ),
+            ("ROOMLINK__SERVER__WORKERS".to_owned(), "2".to_owned()),
+            ("ROOMLINK__DATABASE__URL".to_owned(), url),
+            (
+                "ROOMLINK__PLATFORM__STATIC_FILE".to_owned(),
+                users.display().to_string(),
+            ),
+            (
+                "ROOMLINK__SECURITY__SERVICE_KEY_FILE".to_owned(),
+                dir.path().join("service.key").display().to_string(),
+            ),
+            // Cheap hashes keep the suite fast; production uses the default cost.
+            ("ROOMLINK__SECURITY__BCRYPT_COST".to_owned(), "4".to_owned()),
+        ]);
+        let settings = Settings::load_with_env(None, Some(env)).expect("settings");
+        let running = roomlink::commands::start(&settings)
+            .await
+            .expect("app starts");
+        tokio::spawn(running.server);
+        Some(TestApp {
+            base: format!("http://{}", running.address),
+            client: reqwest::Client::new(),
+            services: running.services,
+            _dir: dir,
+            _database: database,
+        })
+    }
+
+    pub async fn enterprise(&self, name: &str, limit: Option<u32>) {
+        self.services
+            .admin
+            .create_enterprise(name, limit)
+            .await
+            .expect("enterprise");
+    }
+
+    pub async fn user(&self, enterprise: &str, username: &str, role: Role) {
+        self.services
+            .admin
+            .create_user(
+                enterprise,
+                username,
+                role,
+                Secret::new(format!("{username}-password")),
+            )
+            .await
+            .expect("user");
+    }
+
+    /// An enterprise with a read-write and a read-only user; returns their tokens.
+    pub async fn tenant(&self, name: &str) -> (String, String) {
+        self.enterprise(name, None).await;
+        let rw = format!("{name}-admin");
+        let ro = format!("{name}-viewer");
+        self.user(name, &rw, Role::ReadWrite).await;
+        self.user(name, &ro, Role::ReadOnly).await;
+        (self.token(&rw).await, self.token(&ro).await)
+    }
+
+    /// A token for a service user created by [`TestApp::user`].
+    pub async fn token(&self, username: &str) -> String {
+        let response = self
+            .request(Method::POST, "/api/auth/accesstokens")
+            .basic_auth(username, Some(format!("{username}-password")))
+            .send()
+            .await
+            .expect("request");
+        let (status, body) = json(response).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["accessToken"].as_str().expect("token").to_owned()
+    }
+
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base))
+    }
+
+    /// A request authenticated with `token` in the `X-Access-Token` header.
+    pub fn with_token(&self, method: Method, path: &str, token: &str) -> RequestBuilder {
+        self.request(method, path).header("X-Access-Token", token)
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.with_token(method, path, token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        json(request.send().await.expect("request")).await
+    }
+
+    pub async fn create_endpoint(&self, token: &str, body: Value) -> Value {
+        let (status, created) = self
+            .call(Method::POST, "/api/endpoints", token, Some(body))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        created
+    }
+}
+
+/// The status and JSON body of a response (`null` for an empty body).
+pub async fn json(response: Response) -> (StatusCode, Value) {
+    let status = response.status();
+    let bytes = response.bytes().await.expect("body");
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)))
+    };
+    (status, body)
+}
+
+/// Asserts a catalog error body: status, name, code from the spec's table.
+pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, name: &str, code: i64) {
+    assert_eq!(status.as_u16(), expected_status, "{body}");
+    assert_eq!(body["errorName"], name, "{body}");
+    assert_eq!(body["errorCode"], code, "{body}");
+    assert!(body["errorMessage"].is_string(), "{body}");
+    assert!(body["errorDetails"].is_object(), "{body}");
+}
+
+/// Runs each listed test once per backend: `sqlite::name` and `postgres::name`.
+#[macro_export]
+macro_rules! on_every_backend {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let app = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Sqlite).await.expect("sqlite app");
+                    super::$name(app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Postgres).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+    };
+}

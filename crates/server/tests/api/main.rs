@@ -1,0 +1,12 @@
+//! Black-box tests of the HTTP API: the real application, real HTTP on loopback, SQLite and
+//! PostgreSQL (the latter when `ROOMLINK_TEST_DATABASE_URL` is set; CI sets it).
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
+
+mod csv_upload;
+mod endpoints;
+mod errors;
+mod helpers;
+mod listeners;
+mod tenancy;
+mod tokens;
