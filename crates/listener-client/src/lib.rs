@@ -1,0 +1,405 @@
+//! The HTTP adapter of `roomlink_domain::ports::ListenerTransport`: roomlink's side of the
+//! listener protocol (docs/listener-protocol.md).
+//!
+//! - [`info`]: `GET /v1/info`, its cache and the version gate of each command.
+//! - [`wire`]: request and answer bodies; [`errors`]: failures mapped to the catalog;
+//!   [`redact`]: scrubbing of listener texts; [`transport`]: one exchange with a deadline.
+//!
+//! The listener secret and endpoint passwords go only into request headers and bodies: no
+//! type here that holds one derives `Debug`, and no error or log line is built from them.
+//!
+//! Where the protocol's table leaves a choice:
+//! - a connection closed or reset before a whole answer (the simulator's `listener_reset`)
+//!   is `ListenerOffline`, like a refused one; only a deadline that passes is `CommandTimedOut`;
+//! - a non-2xx answer other than 401/404 without a failure body is `ListenerServiceException`;
+//! - an endpoint without a `controlProtocol` is `UnknownControlProtocol` (nothing is sent);
+//! - `info` and `status` are retried once after any mid-exchange reset (reqwest cannot tell a
+//!   pooled connection from a fresh one); commands never are;
+//! - the command timeout bounds the whole call, the `/v1/info` fetch it may need included.
+
+pub mod errors;
+pub mod info;
+pub mod redact;
+pub mod transport;
+pub mod wire;
+
+use async_trait::async_trait;
+use errors::Call;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use info::{Info, InfoBody, InfoCache, Refusal, gate};
+use reqwest::redirect::Policy;
+use roomlink_domain::error::{Error, Result};
+use roomlink_domain::ids::{EndpointId, ListenerServiceId};
+use roomlink_domain::ports::{
+    Command, CommandTarget, EndpointCredential, ListenerTransport, ObservedState,
+};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use transport::{Answer, Retry, exchange};
+use wire::{
+    CommandRequest, FailureBody, StateAnswer, StatusAnswer, StatusEntry, StatusRequest,
+    WireCredential, WireEndpoint, WireParams,
+};
+
+/// The protocol's limit on endpoints per `POST /v1/status`.
+pub const MAX_STATUS_BATCH: usize = 500;
+
+/// Status batches of one listener in flight at once: enough to overlap, few enough not to
+/// swamp a listener that talks to hundreds of room systems per batch.
+const PARALLEL_BATCHES: usize = 2;
+
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// `listener.command_timeout_ms`: a command (with the info it needs) has this long.
+    pub command_timeout: Duration,
+    /// Short, so a listener that is down is `ListenerOffline` at once, not after the timeout.
+    pub connect_timeout: Duration,
+    /// How long a listener's `/v1/info` is trusted.
+    pub info_ttl: Duration,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            command_timeout: Duration::from_millis(10_000),
+            connect_timeout: Duration::from_secs(2),
+            info_ttl: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Talks to listener services over HTTP. Cheap to share: one connection pool for all.
+#[derive(Debug)]
+pub struct HttpListenerClient {
+    http: reqwest::Client,
+    config: ClientConfig,
+    info: InfoCache,
+}
+
+impl HttpListenerClient {
+    pub fn new(config: ClientConfig) -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true)
+            // A listener never redirects; following one could carry the secret elsewhere.
+            .redirect(Policy::none())
+            .user_agent(concat!("roomlink/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_else(|e| {
+                // Only a broken TLS backend fails here; the default client is the same minus
+                // the timeouts above.
+                tracing::error!(error = %e, "cannot configure the listener HTTP client");
+                reqwest::Client::new()
+            });
+        HttpListenerClient {
+            info: InfoCache::new(config.info_ttl),
+            http,
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    fn url(base_url: &str, path: &str) -> String {
+        format!("{}{path}", base_key(base_url))
+    }
+
+    /// The listener's info, from the cache or `GET /v1/info`.
+    async fn info(
+        &self,
+        target: &CommandTarget,
+        call: &Call<'_>,
+        deadline: Instant,
+    ) -> Result<Arc<Info>> {
+        let key = base_key(&target.base_url);
+        if let Some(info) = self.info.get(key) {
+            return Ok(info);
+        }
+        let request = self
+            .http
+            .get(Self::url(key, "/v1/info"))
+            .bearer_auth(target.listener_secret.expose());
+        let timeout = self.config.command_timeout;
+        let answer = exchange(call, request, deadline, timeout, Retry::OnceOnReset).await?;
+        if !answer.is_success() {
+            return Err(call.from_status(answer.status, &answer.body, None));
+        }
+        let info = serde_json::from_slice::<InfoBody>(&answer.body)
+            .map_err(|e| format!("the info answer is not the protocol: {e}"))
+            .and_then(Info::from_body)
+            .map_err(|cause| call.not_protocol(cause))?;
+        let info = Arc::new(info);
+        self.info.put(key, Arc::clone(&info));
+        Ok(info)
+    }
+
+    /// The version and command gate of `call.command` on this listener.
+    fn gate(&self, info: &Info, call: &Call<'_>) -> Result<()> {
+        match gate(info, call.command) {
+            Ok(()) => Ok(()),
+            Err(Refusal::TooOld { minimum }) => Err(call.too_old(minimum)),
+            Err(Refusal::NoCommand) => Err(call.no_handler()),
+        }
+    }
+
+    async fn send_command(
+        &self,
+        target: &CommandTarget,
+        command: &Command,
+        call: &mut Call<'_>,
+    ) -> Result<ObservedState> {
+        let deadline = Instant::now() + self.config.command_timeout;
+        let info = self.info(target, call, deadline).await?;
+        call.version = Some(info.version_text.clone());
+        self.gate(&info, call)?;
+        let protocol = target
+            .endpoint
+            .profile()
+            .control_protocol()
+            .map(|p| p.as_str());
+        if !protocol.is_some_and(|p| info.supports(p)) {
+            return Err(call.unknown_protocol(protocol));
+        }
+        let body = CommandRequest {
+            endpoint: WireEndpoint::of(&target.endpoint),
+            credential: WireCredential::of(&target.credential),
+            params: WireParams::of(command),
+        };
+        let key = base_key(&target.base_url);
+        let request = self
+            .http
+            .post(Self::url(key, &format!("/v1/commands/{}", call.command)))
+            .bearer_auth(target.listener_secret.expose())
+            .json(&body);
+        let timeout = self.config.command_timeout;
+        let answer = exchange(call, request, deadline, timeout, Retry::Never)
+            .await
+            .inspect_err(|e| self.forget_if_offline(key, e))?;
+        if answer.status == 404 {
+            // The info promised the command: the listener changed under us.
+            self.info.forget(key);
+        }
+        if !answer.is_success() {
+            return Err(call.from_status(answer.status, &answer.body, Some(&target.endpoint)));
+        }
+        serde_json::from_slice::<StateAnswer>(&answer.body)
+            .map(|a| a.state.into())
+            .map_err(|e| {
+                call.not_protocol(format!(
+                    "the {} answer is not the protocol: {e}",
+                    call.command
+                ))
+            })
+    }
+
+    /// A listener that went away may come back as another version.
+    fn forget_if_offline(&self, key: &str, e: &Error) {
+        if e.kind() == roomlink_domain::ErrorKind::ListenerOffline {
+            self.info.forget(key);
+        }
+    }
+
+    /// Polls the targets of one listener (`group` indexes `targets`).
+    async fn poll_listener(
+        &self,
+        targets: &[CommandTarget],
+        group: &[usize],
+        results: &mut [Option<Result<ObservedState>>],
+    ) -> Result<()> {
+        let Some(first) = group.first().map(|&i| &targets[i]) else {
+            return Ok(());
+        };
+        let mut call = Call::new(&first.listener_id, "status", first.listener_secret.expose());
+        let deadline = Instant::now() + self.config.command_timeout;
+        let info = self.info(first, &call, deadline).await?;
+        call.version = Some(info.version_text.clone());
+        self.gate(&info, &call)?;
+        // Endpoints the listener cannot control are answered here, not sent.
+        let mut sendable = Vec::with_capacity(group.len());
+        for &i in group {
+            let protocol = targets[i]
+                .endpoint
+                .profile()
+                .control_protocol()
+                .map(|p| p.as_str());
+            if protocol.is_some_and(|p| info.supports(p)) {
+                sendable.push(i);
+            } else {
+                results[i] = Some(Err(call.unknown_protocol(protocol)));
+            }
+        }
+        // A loop, not a closure: a closure here trips the `Send` check of `async_trait`
+        // ("FnOnce is not general enough").
+        let mut requests = Vec::new();
+        for batch in sendable.chunks(MAX_STATUS_BATCH) {
+            requests.push(self.status_batch(first, targets, batch, &call));
+        }
+        let batches: Vec<Vec<(usize, Result<ObservedState>)>> = stream::iter(requests)
+            .buffer_unordered(PARALLEL_BATCHES)
+            .try_collect()
+            .await?;
+        for (i, result) in batches.into_iter().flatten() {
+            results[i] = Some(result);
+        }
+        Ok(())
+    }
+
+    /// One `POST /v1/status` of at most [`MAX_STATUS_BATCH`] endpoints.
+    async fn status_batch(
+        &self,
+        listener: &CommandTarget,
+        targets: &[CommandTarget],
+        batch: &[usize],
+        call: &Call<'_>,
+    ) -> Result<Vec<(usize, Result<ObservedState>)>> {
+        let body = StatusRequest {
+            endpoints: batch
+                .iter()
+                .map(|&i| StatusEntry {
+                    endpoint: WireEndpoint::of(&targets[i].endpoint),
+                    credential: WireCredential::of(&targets[i].credential),
+                })
+                .collect(),
+        };
+        let key = base_key(&listener.base_url);
+        let request = self
+            .http
+            .post(Self::url(key, "/v1/status"))
+            .bearer_auth(listener.listener_secret.expose())
+            .json(&body);
+        let deadline = Instant::now() + self.config.command_timeout;
+        let timeout = self.config.command_timeout;
+        let answer = exchange(call, request, deadline, timeout, Retry::OnceOnReset)
+            .await
+            .inspect_err(|e| self.forget_if_offline(key, e))?;
+        self.read_statuses(targets, batch, call, answer, key)
+    }
+
+    fn read_statuses(
+        &self,
+        targets: &[CommandTarget],
+        batch: &[usize],
+        call: &Call<'_>,
+        answer: Answer,
+        key: &str,
+    ) -> Result<Vec<(usize, Result<ObservedState>)>> {
+        if answer.status == 404 {
+            self.info.forget(key);
+        }
+        if !answer.is_success() {
+            return Err(call.from_status(answer.status, &answer.body, None));
+        }
+        let statuses = serde_json::from_slice::<StatusAnswer>(&answer.body)
+            .map_err(|e| call.not_protocol(format!("the status answer is not the protocol: {e}")))?
+            .statuses;
+        if statuses.len() != batch.len() {
+            return Err(call.not_protocol(format!(
+                "{} statuses answered for {} endpoints",
+                statuses.len(),
+                batch.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(batch.len());
+        for (item, &i) in statuses.into_iter().zip(batch) {
+            let endpoint = &targets[i].endpoint;
+            if item
+                .endpoint_id
+                .as_deref()
+                .is_some_and(|id| id != endpoint.id().as_str())
+            {
+                return Err(call.not_protocol(
+                    "statuses are not in the order of the endpoints asked about".to_owned(),
+                ));
+            }
+            let call = call.with_password(password(&targets[i].credential));
+            let result = match (item.state, item.failure) {
+                (Some(state), _) => Ok(state.into()),
+                (None, Some(failure)) => match FailureBody::from_value(&failure) {
+                    Some(f) => Err(call.from_failure(endpoint, f)),
+                    None => Err(call.not_protocol("a status failure without a name".to_owned())),
+                },
+                (None, None) => {
+                    Err(call.not_protocol("a status with neither state nor failure".to_owned()))
+                }
+            };
+            out.push((i, result));
+        }
+        Ok(out)
+    }
+}
+
+/// The base URL as the cache and request paths use it.
+fn base_key(base_url: &str) -> &str {
+    base_url.trim().trim_end_matches('/')
+}
+
+fn password(credential: &EndpointCredential) -> Option<&str> {
+    match credential {
+        EndpointCredential::Plain(p) => Some(p.expose()),
+        EndpointCredential::None | EndpointCredential::SealedForListener(_) => None,
+    }
+}
+
+/// The targets grouped by listener, in first-seen order (the port asks one listener per poll,
+/// but a mixed slice must not send an endpoint to the wrong one).
+fn group_by_listener(targets: &[CommandTarget]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<(&ListenerServiceId, &str, Vec<usize>)> = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        let key = (&t.listener_id, base_key(&t.base_url));
+        match groups.iter_mut().find(|(id, base, _)| (*id, *base) == key) {
+            Some((_, _, group)) => group.push(i),
+            None => groups.push((key.0, key.1, vec![i])),
+        }
+    }
+    groups.into_iter().map(|(_, _, group)| group).collect()
+}
+
+#[async_trait]
+impl ListenerTransport for HttpListenerClient {
+    async fn send(&self, target: &CommandTarget, command: &Command) -> Result<ObservedState> {
+        let mut call = Call::new(
+            &target.listener_id,
+            command.name(),
+            target.listener_secret.expose(),
+        )
+        .with_password(password(&target.credential));
+        let outcome = self.send_command(target, command, &mut call).await;
+        match &outcome {
+            Ok(_) => tracing::debug!(
+                listener = %target.listener_id, endpoint = %target.endpoint.id(),
+                command = command.name(), "listener command done"
+            ),
+            Err(e) => tracing::warn!(
+                listener = %target.listener_id, endpoint = %target.endpoint.id(),
+                command = command.name(), error = %e, "listener command failed"
+            ),
+        }
+        outcome
+    }
+
+    async fn poll(
+        &self,
+        targets: &[CommandTarget],
+    ) -> Result<Vec<(EndpointId, Result<ObservedState>)>> {
+        let mut results: Vec<Option<Result<ObservedState>>> = std::iter::repeat_with(|| None)
+            .take(targets.len())
+            .collect();
+        for group in group_by_listener(targets) {
+            if let Err(e) = self.poll_listener(targets, &group, &mut results).await {
+                tracing::warn!(error = %e, "status poll failed");
+                return Err(e);
+            }
+        }
+        Ok(targets
+            .iter()
+            .zip(results)
+            .map(|(t, r)| {
+                let r = r.unwrap_or_else(|| Err(Error::internal("an endpoint was left unpolled")));
+                (t.endpoint.id().clone(), r)
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,113 @@
+//! The bodies of the listener protocol, as the simulator reads and writes them.
+//!
+//! Types holding a credential deliberately have no `Debug`: nothing can print them.
+
+use serde::{Deserialize, Serialize};
+
+/// The endpoint as roomlink describes it. Fields the simulator does not use are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireEndpoint {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub ip_address: Option<String>,
+    pub port: Option<u16>,
+    pub control_protocol: Option<String>,
+    pub username: Option<String>,
+}
+
+impl WireEndpoint {
+    /// The room system's address, if one was given.
+    pub fn address(&self) -> Option<&str> {
+        self.ip_address.as_deref().filter(|a| !a.trim().is_empty())
+    }
+
+    /// The address with the port the control protocol uses, for realistic messages.
+    pub fn socket_text(&self) -> String {
+        let address = self.address().unwrap_or("?");
+        match self.port {
+            Some(port) => format!("{address}:{port}"),
+            None => address.to_owned(),
+        }
+    }
+}
+
+/// How the endpoint's password reached the listener.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum WireCredential {
+    None,
+    Plain {
+        #[allow(dead_code)] // a simulated room system accepts any password
+        password: String,
+    },
+    Sealed {
+        #[serde(rename = "keyId")]
+        #[allow(dead_code)] // recorded by nobody: the private key is the only key
+        key_id: String,
+        ciphertext: String,
+    },
+}
+
+/// The parameters of a command; each command reads its own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireParams {
+    pub meeting_id: Option<String>,
+    pub passcode: Option<String>,
+    pub cluster: Option<String>,
+    pub meeting_type: Option<String>,
+    pub dtmf: Option<String>,
+}
+
+/// `POST /v1/commands/{command}`.
+#[derive(Deserialize)]
+pub struct CommandBody {
+    pub endpoint: WireEndpoint,
+    pub credential: Option<WireCredential>,
+    #[serde(default)]
+    pub params: Option<WireParams>,
+}
+
+/// One entry of `POST /v1/status`.
+#[derive(Deserialize)]
+pub struct StatusEntry {
+    pub endpoint: WireEndpoint,
+    pub credential: Option<WireCredential>,
+}
+
+/// `POST /v1/status`.
+#[derive(Deserialize)]
+pub struct StatusBody {
+    pub endpoints: Vec<StatusEntry>,
+}
+
+/// A failure body, with the HTTP status it is answered with.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    #[serde(skip)]
+    pub status: u16,
+    pub failure: &'static str,
+    pub message: String,
+    pub causes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_request: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_response: Option<String>,
+}
+
+impl Failure {
+    /// A failure of the listener itself (no room system involved).
+    pub fn listener(status: u16, failure: &'static str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Failure {
+            status,
+            failure,
+            causes: vec![message.clone()],
+            message,
+            remote_request: None,
+            remote_response: None,
+        }
+    }
+}
