@@ -123,6 +123,15 @@ impl EnterpriseStore for MemoryStore {
             .cloned())
     }
 
+    async fn enterprise_ids(&self) -> Result<Vec<EnterpriseId>> {
+        Ok(self
+            .lock()?
+            .enterprises
+            .iter()
+            .map(|e| e.id.clone())
+            .collect())
+    }
+
     async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool> {
         let mut s = self.lock()?;
         match s.enterprises.iter_mut().find(|e| e.id == *id) {

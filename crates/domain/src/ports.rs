@@ -48,6 +48,8 @@ pub trait EnterpriseStore: Send + Sync {
     async fn create_enterprise(&self, enterprise: &Enterprise) -> Result<()>;
     async fn enterprise(&self, id: &EnterpriseId) -> Result<Option<Enterprise>>;
     async fn enterprise_by_name(&self, name: &str) -> Result<Option<Enterprise>>;
+    /// The ids of every enterprise: for work that visits each tenant in turn (status polling).
+    async fn enterprise_ids(&self) -> Result<Vec<EnterpriseId>>;
     /// Sets or removes the enterprise's public key. `false` if the enterprise does not exist.
     async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool>;
 }

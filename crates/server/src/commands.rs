@@ -9,11 +9,24 @@ use std::io::Read;
 use std::net::{SocketAddr, TcpListener};
 use std::time::Duration;
 
-/// A started server: its address, the server handle (await it, or stop it) and the use cases.
+/// A started server: its address, the server handle (await it, or stop it), the use cases,
+/// and the background tasks (status polling, housekeeping), stopped when this is dropped.
 pub struct Running {
     pub address: SocketAddr,
     pub server: actix_web::dev::Server,
     pub services: Services,
+    pub background: Background,
+}
+
+/// Aborts the background tasks when dropped.
+pub struct Background(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
+        }
+    }
 }
 
 /// Migrates, binds `server.bind` (port 0 picks a free port) and starts serving.
@@ -27,10 +40,16 @@ pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
         shutdown_timeout: Duration::from_secs(settings.server.shutdown_timeout_secs),
     };
     let server = roomlink_http::serve(listener, services.clone(), &options)?;
+    let poll_every = Duration::from_millis(settings.listener.status_poll_interval_ms.max(1000));
+    let background = Background(vec![
+        tokio::spawn(poll_statuses(services.clone(), poll_every)),
+        tokio::spawn(housekeeping(services.clone())),
+    ]);
     Ok(Running {
         address,
         server,
         services,
+        background,
     })
 }
 
@@ -38,11 +57,32 @@ pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
 pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
     let running = start(settings).await?;
     tracing::info!(address = %running.address, "roomlink is listening");
-    let housekeeping = actix_web::rt::spawn(housekeeping(running.services.clone()));
     let result = running.server.await;
-    housekeeping.abort();
+    drop(running.background);
     tracing::info!("roomlink stopped");
     result.context("the HTTP server failed")
+}
+
+/// Refreshes the status cache: every enterprise's listeners, one batched call each.
+/// With several instances on one database each polls; the cache keeps the latest answer.
+async fn poll_statuses(services: Services, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let enterprises = match services.ports.store.enterprise_ids().await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "status poll: cannot list enterprises");
+                continue;
+            }
+        };
+        for enterprise in enterprises {
+            if let Err(e) = services.control.poll_enterprise(&enterprise).await {
+                tracing::warn!(error = %e, enterprise = %enterprise, "status poll failed");
+            }
+        }
+    }
 }
 
 /// Deletes expired tokens and paired statuses now and then. Correctness does not depend on

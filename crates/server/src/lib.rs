@@ -11,6 +11,7 @@ use roomlink_crypto::{Passwords, Sealer, ServiceKey};
 use roomlink_domain::ports::PlatformIdentity;
 use roomlink_domain::service::{Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
+use roomlink_listener_client::{ClientConfig, HttpListenerClient};
 use roomlink_platform::StaticPlatform;
 use roomlink_store::{DbConfig, DbStore};
 use settings::Settings;
@@ -66,6 +67,10 @@ pub async fn services(settings: &Settings, migrate: bool) -> anyhow::Result<Serv
         hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
         sealer: Arc::new(Sealer::new(key)),
         platform,
+        transport: Arc::new(HttpListenerClient::new(ClientConfig {
+            command_timeout: Duration::from_millis(settings.listener.command_timeout_ms),
+            ..ClientConfig::default()
+        })),
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
     }))

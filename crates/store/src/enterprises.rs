@@ -59,6 +59,17 @@ impl EnterpriseStore for DbStore {
         })
     }
 
+    async fn enterprise_ids(&self) -> Result<Vec<EnterpriseId>> {
+        db_run!(self, |c| {
+            let ids: Vec<String> = enterprises::table
+                .select(enterprises::id)
+                .order(enterprises::id)
+                .load(c)
+                .await?;
+            Ok(ids.into_iter().map(EnterpriseId::from_trusted).collect())
+        })
+    }
+
     async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool> {
         db_run!(self, |c| {
             let n = diesel::update(enterprises::table.find(id.as_str()))

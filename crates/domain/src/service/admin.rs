@@ -6,7 +6,7 @@ use crate::enterprise::{
 };
 use crate::error::{Error, Result};
 use crate::ids::{EnterpriseId, UserId};
-use crate::ports::{EnterpriseStore, IdGenerator, PasswordHasher, UserStore};
+use crate::ports::{EnterpriseStore, IdGenerator, PasswordHasher, SecretSealer, UserStore};
 use crate::secret::Secret;
 use std::sync::Arc;
 
@@ -17,6 +17,7 @@ pub struct Admin {
     pub enterprises: Arc<dyn EnterpriseStore>,
     pub users: Arc<dyn UserStore>,
     pub hasher: Arc<dyn PasswordHasher>,
+    pub sealer: Arc<dyn SecretSealer>,
     pub ids: Arc<dyn IdGenerator>,
 }
 
@@ -94,5 +95,37 @@ impl Admin {
             .enterprise(&principal.enterprise_id)
             .await?
             .ok_or_else(|| principal.enterprise_id.not_found())
+    }
+}
+
+impl Admin {
+    /// `PUT /api/enterprises/self`: registers (or, with `None`, removes) the public key that
+    /// endpoint passwords are sealed to from now on. Passwords sealed before keep their old
+    /// key, so commands for those endpoints answer `EncryptionUpdated` until the password is
+    /// entered again.
+    pub async fn set_public_key(
+        &self,
+        principal: &crate::service::auth::Principal,
+        public_key: Option<String>,
+    ) -> Result<Enterprise> {
+        principal.authorize(
+            crate::access::Operation::UpdateEnterprise,
+            crate::access::Target::Enterprise,
+        )?;
+        let public_key = public_key
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty());
+        if let Some(key) = &public_key {
+            // The sealer knows the key format; asking for its id validates it.
+            self.sealer.current_key_id(Some(key))?;
+        }
+        if !self
+            .enterprises
+            .set_public_key(&principal.enterprise_id, public_key)
+            .await?
+        {
+            return Err(principal.enterprise_id.not_found());
+        }
+        self.enterprise_of(principal).await
     }
 }

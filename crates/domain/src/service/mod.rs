@@ -3,11 +3,14 @@
 
 pub mod admin;
 pub mod auth;
+pub mod control;
 pub mod endpoints;
 pub mod listeners;
 pub mod tokens;
 
-use crate::ports::{Clock, IdGenerator, PasswordHasher, PlatformIdentity, SecretSealer, Store};
+use crate::ports::{
+    Clock, IdGenerator, ListenerTransport, PasswordHasher, PlatformIdentity, SecretSealer, Store,
+};
 use std::sync::Arc;
 
 /// The adapters a process provides.
@@ -17,6 +20,7 @@ pub struct Ports {
     pub hasher: Arc<dyn PasswordHasher>,
     pub sealer: Arc<dyn SecretSealer>,
     pub platform: Arc<dyn PlatformIdentity>,
+    pub transport: Arc<dyn ListenerTransport>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
 }
@@ -29,6 +33,7 @@ pub struct Services {
     pub tokens: Arc<tokens::TokenService>,
     pub endpoints: Arc<endpoints::EndpointService>,
     pub listeners: Arc<listeners::ListenerAdmin>,
+    pub control: Arc<control::ControlService>,
     pub admin: Arc<admin::Admin>,
 }
 
@@ -67,10 +72,23 @@ impl Services {
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
             }),
+            control: Arc::new(control::ControlService {
+                endpoints: store.clone(),
+                listeners: store.clone(),
+                enterprises: store.clone(),
+                statuses: store.clone(),
+                failures: store.clone(),
+                pairing: store.clone(),
+                transport: ports.transport.clone(),
+                sealer: ports.sealer.clone(),
+                clock: ports.clock.clone(),
+                ids: ports.ids.clone(),
+            }),
             admin: Arc::new(admin::Admin {
                 enterprises: store.clone(),
                 users: store.clone(),
                 hasher: ports.hasher.clone(),
+                sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
             }),
             auth,

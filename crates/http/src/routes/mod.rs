@@ -1,6 +1,7 @@
 //! The route table. Each resource answers its own methods; any other method is
 //! `MethodNotAllowed` naming the allowed ones, and any unknown path is `NotFound`.
 
+mod control;
 mod endpoints;
 mod enterprise;
 mod listeners;
@@ -59,6 +60,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(endpoints::insert)),
         )
         .service(
+            resource("/api/endpoints/status", &["GET"]).route(web::get().to(control::statuses)),
+        )
+        .service(
+            resource("/api/endpoints/status", &["GET"]).route(web::get().to(control::statuses)),
+        )
+        .service(
             resource("/api/endpoints/csv", &["PUT", "POST"])
                 .route(web::put().to(endpoints::bulk_put))
                 .route(web::post().to(endpoints::bulk_put)),
@@ -71,7 +78,33 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::delete().to(endpoints::delete)),
         )
         .service(
-            resource("/api/enterprises/self", &["GET"]).route(web::get().to(enterprise::get_self)),
+            resource("/api/endpoints/{id}/status", &["GET"]).route(web::get().to(control::status)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/join", &["POST"]).route(web::post().to(control::join)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/senddtmf", &["POST"])
+                .route(web::post().to(control::send_dtmf)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/hangup", &["POST"])
+                .route(web::post().to(control::hang_up)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/mutemicrophone", &["POST"])
+                .route(web::post().to(control::mute)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/unmutemicrophone", &["POST"])
+                .route(web::post().to(control::unmute)),
+        )
+        .service(resource("/api/failures", &["GET"]).route(web::get().to(control::failures)))
+        .service(resource("/api/failures/", &["GET"]).route(web::get().to(control::failures)))
+        .service(
+            resource("/api/enterprises/self", &["GET", "PUT"])
+                .route(web::get().to(enterprise::get_self))
+                .route(web::put().to(enterprise::update_self)),
         )
         .service(
             resource("/api/listenerservices", &["GET", "POST"])

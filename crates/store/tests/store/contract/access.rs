@@ -19,6 +19,15 @@ pub async fn enterprises_and_users(h: &Harness) {
         ErrorKind::Invalid
     );
     assert_eq!(h.store.enterprise(&twin.id).await.unwrap(), None);
+    let second = enterprise(h, 1).await;
+    let mut ids = h.store.enterprise_ids().await.unwrap();
+    ids.sort();
+    let mut expected = vec![e.id.clone(), second.id.clone()];
+    expected.sort();
+    assert_eq!(
+        ids, expected,
+        "every enterprise, the failed twin not among them"
+    );
 
     assert!(
         h.store

@@ -1,0 +1,260 @@
+//! Remote control: commands through listener services, the status cache, recorded failures.
+//!
+//! A command goes to the endpoint's listener service with the endpoint's credential: opened by
+//! roomlink when it was sealed with the service key, passed sealed when it was sealed to the
+//! enterprise's public key (only the listener can open it), refused with `EncryptionUpdated`
+//! when the key that sealed it is no longer the current one. The room system's state after a
+//! command updates the status cache; a failure is recorded for `GET /api/failures`.
+
+use super::auth::Principal;
+use crate::access::{Operation, Target};
+use crate::endpoint::Endpoint;
+use crate::error::{Error, Result};
+use crate::ids::{EndpointId, EnterpriseId, FailureId, ListenerServiceId};
+use crate::listener::ListenerService;
+use crate::ports::{
+    Clock, Command, CommandTarget, EndpointCredential, EndpointStore, EnterpriseStore,
+    FailureStore, IdGenerator, ListenerStore, ListenerTransport, ObservedState, PairingStore,
+    SecretSealer, StatusStore,
+};
+use crate::status::{EndpointStatus, Failure};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How many failures `GET /api/failures` answers at most.
+pub const FAILURES_LISTED: usize = 1000;
+
+pub struct ControlService {
+    pub endpoints: Arc<dyn EndpointStore>,
+    pub listeners: Arc<dyn ListenerStore>,
+    pub enterprises: Arc<dyn EnterpriseStore>,
+    pub statuses: Arc<dyn StatusStore>,
+    pub failures: Arc<dyn FailureStore>,
+    pub pairing: Arc<dyn PairingStore>,
+    pub transport: Arc<dyn ListenerTransport>,
+    pub sealer: Arc<dyn SecretSealer>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+fn operation_of(command: &Command) -> Operation {
+    match command {
+        Command::Join(_) => Operation::Join,
+        Command::HangUp => Operation::HangUp,
+        Command::SendDtmf(_) => Operation::SendDtmf,
+        Command::MuteMicrophone => Operation::MuteMicrophone,
+        Command::UnmuteMicrophone => Operation::UnmuteMicrophone,
+    }
+}
+
+/// The status of an endpoint never observed: all flags false, `timestamp` 0 (the epoch), which
+/// monitoring reads as "no fresh status".
+fn never_observed(endpoint: &EndpointId) -> EndpointStatus {
+    EndpointStatus {
+        endpoint_id: endpoint.clone(),
+        call_active: false,
+        reserved: false,
+        dialing: false,
+        microphone_muted: false,
+        last_dial_timestamp_millis: None,
+        timestamp: 0,
+    }
+}
+
+fn observed(endpoint: &EndpointId, state: ObservedState, now: i64) -> EndpointStatus {
+    EndpointStatus {
+        endpoint_id: endpoint.clone(),
+        call_active: state.call_active,
+        reserved: state.reserved,
+        dialing: state.dialing,
+        microphone_muted: state.microphone_muted,
+        last_dial_timestamp_millis: state.last_dial_timestamp_millis,
+        timestamp: now,
+    }
+}
+
+impl ControlService {
+    /// Sends `command` to the endpoint's room system; `NotFound` for another enterprise's
+    /// endpoint, `EndpointHasNoListenerService`, `EncryptionUpdated`, or the listener's error.
+    pub async fn command(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+        command: Command,
+    ) -> Result<()> {
+        principal.authorize(operation_of(&command), Target::Endpoint(id))?;
+        self.note_zero_touch_use(principal).await?;
+        let enterprise = &principal.enterprise_id;
+        let endpoint = self
+            .endpoints
+            .endpoint(enterprise, id)
+            .await?
+            .ok_or_else(|| id.not_found())?;
+        let listener = self.listener_of(&endpoint, command.name()).await?;
+        let target = self.target(enterprise, &listener, endpoint).await?;
+        match self.transport.send(&target, &command).await {
+            Ok(state) => {
+                let status = observed(id, state, self.clock.now_ms());
+                self.statuses.save_statuses(enterprise, &[status]).await
+            }
+            Err(error) => {
+                self.record(enterprise, &listener.id, &error).await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Every endpoint of the enterprise with its last observed status, in endpoint order. No
+    /// listener is called: statuses come from the cache the poller and commands keep.
+    pub async fn statuses(&self, principal: &Principal) -> Result<Vec<EndpointStatus>> {
+        principal.authorize(Operation::ListStatuses, Target::Enterprise)?;
+        let enterprise = &principal.enterprise_id;
+        let endpoints = self.endpoints.list_endpoints(enterprise).await?;
+        let mut cached: HashMap<EndpointId, EndpointStatus> = self
+            .statuses
+            .statuses(enterprise)
+            .await?
+            .into_iter()
+            .map(|s| (s.endpoint_id.clone(), s))
+            .collect();
+        Ok(endpoints
+            .iter()
+            .map(|e| {
+                cached
+                    .remove(e.id())
+                    .unwrap_or_else(|| never_observed(e.id()))
+            })
+            .collect())
+    }
+
+    pub async fn status(&self, principal: &Principal, id: &EndpointId) -> Result<EndpointStatus> {
+        principal.authorize(Operation::GetStatus, Target::Endpoint(id))?;
+        self.note_zero_touch_use(principal).await?;
+        let enterprise = &principal.enterprise_id;
+        if self.endpoints.endpoint(enterprise, id).await?.is_none() {
+            return Err(id.not_found());
+        }
+        Ok(self
+            .statuses
+            .status(enterprise, id)
+            .await?
+            .unwrap_or_else(|| never_observed(id)))
+    }
+
+    /// The enterprise's most recent control failures, newest first.
+    pub async fn failures(&self, principal: &Principal) -> Result<Vec<Failure>> {
+        principal.authorize(Operation::ListFailures, Target::Enterprise)?;
+        self.failures
+            .failures(&principal.enterprise_id, FAILURES_LISTED)
+            .await
+    }
+
+    /// Polls every listener of one enterprise for the state of its endpoints, one batched
+    /// call per listener, and stores what was observed. Returns how many statuses were saved.
+    pub async fn poll_enterprise(&self, enterprise: &EnterpriseId) -> Result<usize> {
+        let endpoints = self.endpoints.list_endpoints(enterprise).await?;
+        let mut by_listener: HashMap<ListenerServiceId, Vec<Endpoint>> = HashMap::new();
+        for endpoint in endpoints {
+            if let Some(listener) = endpoint.profile().listener() {
+                by_listener.entry(listener).or_default().push(endpoint);
+            }
+        }
+        let mut saved = 0;
+        for (listener_id, endpoints) in by_listener {
+            let Some(listener) = self.listeners.listener(enterprise, &listener_id).await? else {
+                continue;
+            };
+            let mut targets = Vec::with_capacity(endpoints.len());
+            for endpoint in endpoints {
+                // An endpoint whose credential cannot be used is skipped, not the whole batch.
+                if let Ok(target) = self.target(enterprise, &listener, endpoint).await {
+                    targets.push(target);
+                }
+            }
+            match self.transport.poll(&targets).await {
+                Ok(results) => {
+                    let now = self.clock.now_ms();
+                    let statuses: Vec<_> = results
+                        .into_iter()
+                        .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
+                        .collect();
+                    self.statuses.save_statuses(enterprise, &statuses).await?;
+                    saved += statuses.len();
+                }
+                Err(error) => self.record(enterprise, &listener.id, &error).await,
+            }
+        }
+        Ok(saved)
+    }
+
+    async fn listener_of(&self, endpoint: &Endpoint, command: &str) -> Result<ListenerService> {
+        let no_listener =
+            |id: Option<&str>| Error::endpoint_has_no_listener(command, endpoint.name(), id);
+        let Some(id) = endpoint.profile().listener() else {
+            return Err(no_listener(None));
+        };
+        self.listeners
+            .listener(endpoint.enterprise_id(), &id)
+            .await?
+            .ok_or_else(|| no_listener(Some(id.as_str())))
+    }
+
+    async fn target(
+        &self,
+        enterprise: &EnterpriseId,
+        listener: &ListenerService,
+        endpoint: Endpoint,
+    ) -> Result<CommandTarget> {
+        let public_key = self
+            .enterprises
+            .enterprise(enterprise)
+            .await?
+            .and_then(|e| e.public_key);
+        let credential = match endpoint.password() {
+            None => EndpointCredential::None,
+            Some(sealed) => {
+                if sealed.key_id != self.sealer.current_key_id(public_key.as_deref())? {
+                    return Err(Error::encryption_updated());
+                }
+                match self.sealer.open(sealed)? {
+                    Some(plain) => EndpointCredential::Plain(plain),
+                    None => EndpointCredential::SealedForListener(sealed.clone()),
+                }
+            }
+        };
+        let listener_secret = self
+            .sealer
+            .open(&listener.secret)?
+            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        Ok(CommandTarget {
+            listener_id: listener.id.clone(),
+            base_url: listener.profile.base_url.as_str().to_owned(),
+            listener_secret,
+            endpoint,
+            credential,
+        })
+    }
+
+    /// Keeps a failure for monitoring; losing one is logged by the store, never fatal here.
+    async fn record(&self, enterprise: &EnterpriseId, listener: &ListenerServiceId, error: &Error) {
+        let failure = Failure::from_error(
+            FailureId::from_trusted(self.ids.entity_id()),
+            enterprise.clone(),
+            ListenerServiceId::ENTITY_CLASS,
+            listener.as_str(),
+            error,
+            self.clock.now_ms(),
+        );
+        let _ = self.failures.record_failure(&failure).await;
+    }
+
+    /// A Zero Touch token's use moves its PairedStatus heartbeat (or creates it).
+    async fn note_zero_touch_use(&self, principal: &Principal) -> Result<()> {
+        if let Some(token) = principal.token().filter(|t| t.pairing().is_some()) {
+            self.pairing
+                .touch_paired(token, self.clock.now_ms())
+                .await?;
+        }
+        Ok(())
+    }
+}
