@@ -13,6 +13,7 @@
 
 use crate::endpoint::Endpoint;
 use crate::enterprise::{Enterprise, ServiceUser};
+use crate::enums::EndpointCapability;
 use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
 use crate::listener::ListenerService;
@@ -369,6 +370,8 @@ pub struct ObservedState {
 pub trait ListenerTransport: Send + Sync {
     /// Sends one command; returns the room system's state after it.
     async fn send(&self, target: &CommandTarget, command: &Command) -> Result<ObservedState>;
+    /// The capabilities the listener reports (its `/v1/info`) for the endpoints it serves.
+    async fn capabilities(&self, target: &CommandTarget) -> Result<Vec<EndpointCapability>>;
     /// Asks one listener for the state of many of its endpoints in one request.
     async fn poll(
         &self,

@@ -44,6 +44,8 @@ pub struct InfoBody {
     pub commands: Vec<String>,
     #[serde(default)]
     pub control_protocols: Vec<String>,
+    #[serde(default)]
+    pub capabilities: Vec<String>,
 }
 
 /// A listener's info, checked.
@@ -54,6 +56,8 @@ pub struct Info {
     pub version: Version,
     pub commands: Vec<String>,
     pub control_protocols: Vec<String>,
+    /// As reported; names roomlink does not know are kept out by the caller.
+    pub capabilities: Vec<String>,
 }
 
 impl Info {
@@ -66,6 +70,7 @@ impl Info {
             version,
             commands: body.commands,
             control_protocols: body.control_protocols,
+            capabilities: body.capabilities,
         })
     }
 
@@ -143,6 +148,7 @@ mod tests {
             version: version.into(),
             commands: commands.iter().map(|c| (*c).to_owned()).collect(),
             control_protocols: vec!["TANDBERG_SSH".into()],
+            capabilities: vec![],
         })
         .unwrap()
     }
@@ -178,6 +184,7 @@ mod tests {
                 version: "latest".into(),
                 commands: vec![],
                 control_protocols: vec![],
+                capabilities: vec![],
             })
             .is_err()
         );

@@ -28,6 +28,7 @@ use errors::Call;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use info::{Info, InfoBody, InfoCache, Refusal, gate};
 use reqwest::redirect::Policy;
+use roomlink_domain::enums::EndpointCapability;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, ListenerServiceId};
 use roomlink_domain::ports::{
@@ -193,6 +194,22 @@ impl HttpListenerClient {
                     call.command
                 ))
             })
+    }
+
+    /// The listener's reported capabilities, from its (cached) `/v1/info`. Names roomlink does
+    /// not know are left out.
+    async fn reported_capabilities(
+        &self,
+        target: &CommandTarget,
+    ) -> Result<Vec<EndpointCapability>> {
+        let call = Call::new(&target.listener_id, "info", target.listener_secret.expose());
+        let deadline = Instant::now() + self.config.command_timeout;
+        let info = self.info(target, &call, deadline).await?;
+        Ok(info
+            .capabilities
+            .iter()
+            .filter_map(|c| EndpointCapability::parse(c).ok())
+            .collect())
     }
 
     /// A listener that went away may come back as another version.
@@ -378,6 +395,10 @@ impl ListenerTransport for HttpListenerClient {
             ),
         }
         outcome
+    }
+
+    async fn capabilities(&self, target: &CommandTarget) -> Result<Vec<EndpointCapability>> {
+        self.reported_capabilities(target).await
     }
 
     async fn poll(

@@ -560,3 +560,22 @@ async fn sealed_credentials_are_opened_by_the_listener_private_key() {
     );
     sim.handle.stop().await;
 }
+
+#[tokio::test]
+async fn capabilities_follow_the_listener_version() {
+    use roomlink_domain::enums::EndpointCapability;
+    let sim = Sim::default().await;
+    let client = client();
+    let t = sim.target(endpoint("e1", "127.77.0.40"), EndpointCredential::None);
+    let all = bounded(client.capabilities(&t)).await.unwrap();
+    for c in [
+        EndpointCapability::Join,
+        EndpointCapability::Hangup,
+        EndpointCapability::Status,
+        EndpointCapability::MuteMicrophone,
+    ] {
+        assert!(all.contains(&c), "{c}");
+    }
+    // Asking needs no command: the simulated room saw nothing.
+    assert_eq!(sim.room("127.77.0.40").await["commands"], 0);
+}

@@ -31,7 +31,11 @@ impl Drop for Background {
 
 /// Migrates, binds `server.bind` (port 0 picks a free port) and starts serving.
 pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
-    let services = crate::services(settings, true).await?;
+    start_with(settings, crate::services(settings, true).await?).await
+}
+
+/// Serves the given use cases (tests wire them with a hand-moved clock).
+pub async fn start_with(settings: &Settings, services: Services) -> anyhow::Result<Running> {
     let listener = TcpListener::bind(&settings.server.bind)
         .with_context(|| format!("cannot listen on {}", settings.server.bind))?;
     let address = listener.local_addr()?;

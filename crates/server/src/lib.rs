@@ -8,11 +8,12 @@ pub mod settings;
 
 use anyhow::Context;
 use roomlink_crypto::{Passwords, Sealer, ServiceKey};
-use roomlink_domain::ports::PlatformIdentity;
-use roomlink_domain::service::{Ports, Services};
+use roomlink_domain::ports::{Clock, PlatformIdentity};
+use roomlink_domain::service::pairing::PairingPolicy;
+use roomlink_domain::service::{Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
-use roomlink_platform::StaticPlatform;
+use roomlink_platform::{OAuth2Platform, StaticPlatform};
 use roomlink_store::{DbConfig, DbStore};
 use settings::Settings;
 use std::path::PathBuf;
@@ -50,30 +51,59 @@ pub fn service_key(settings: &Settings) -> anyhow::Result<ServiceKey> {
     Ok(ServiceKey::load_or_create(&file)?)
 }
 
+/// The companion platform's identity adapter: an OAuth2 provider, a static file, or nobody.
 pub fn platform(settings: &Settings) -> anyhow::Result<Arc<dyn PlatformIdentity>> {
-    Ok(match &settings.platform.static_file {
-        Some(path) => Arc::new(StaticPlatform::load(path)?),
-        None => Arc::new(StaticPlatform::empty()),
-    })
+    Ok(
+        match (&settings.platform.oauth2, &settings.platform.static_file) {
+            (Some(_), Some(_)) => {
+                anyhow::bail!("configure platform.oauth2 or platform.static_file, not both")
+            }
+            (Some(oauth2), None) => {
+                Arc::new(OAuth2Platform::new(oauth2.clone()).context("platform.oauth2")?)
+            }
+            (None, Some(path)) => Arc::new(StaticPlatform::load(path)?),
+            (None, None) => Arc::new(StaticPlatform::empty()),
+        },
+    )
 }
 
 /// Every use case, wired to real adapters.
 pub async fn services(settings: &Settings, migrate: bool) -> anyhow::Result<Services> {
+    services_with_clock(settings, migrate, Arc::new(SystemClock)).await
+}
+
+/// As [`services`], with another clock (tests move time by hand).
+pub async fn services_with_clock(
+    settings: &Settings,
+    migrate: bool,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<Services> {
     let key = service_key(settings)?;
     let platform = platform(settings)?;
     let store = connect_store(settings, migrate).await?;
-    Ok(Services::new(Ports {
-        store,
-        hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
-        sealer: Arc::new(Sealer::new(key)),
-        platform,
-        transport: Arc::new(HttpListenerClient::new(ClientConfig {
-            command_timeout: Duration::from_millis(settings.listener.command_timeout_ms),
-            ..ClientConfig::default()
-        })),
-        clock: Arc::new(SystemClock),
-        ids: Arc::new(RandomIds),
-    }))
+    let policies = Policies {
+        pairing: PairingPolicy {
+            rotation_ms: i64::try_from(
+                settings.pairing.rotation_interval_secs.saturating_mul(1000),
+            )
+            .unwrap_or(i64::MAX),
+        },
+    };
+    Ok(Services::new(
+        Ports {
+            store,
+            hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
+            sealer: Arc::new(Sealer::new(key)),
+            platform,
+            transport: Arc::new(HttpListenerClient::new(ClientConfig {
+                command_timeout: Duration::from_millis(settings.listener.command_timeout_ms),
+                ..ClientConfig::default()
+            })),
+            clock,
+            ids: Arc::new(RandomIds),
+        },
+        policies,
+    ))
 }
 
 /// Sets up logging: human-readable or JSON lines, filtered by `log.level` (or `RUST_LOG`).

@@ -13,6 +13,7 @@ pub struct Settings {
     #[serde(default)]
     pub platform: PlatformSettings,
     pub listener: ListenerSettings,
+    pub pairing: PairingSettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
 }
@@ -45,8 +46,17 @@ impl std::fmt::Debug for DatabaseSettings {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct PlatformSettings {
-    /// TOML file of companion-platform users; none means platform credentials are refused.
+    /// TOML file of companion-platform users (the embedded default and tests).
     pub static_file: Option<PathBuf>,
+    /// An OAuth2 identity provider (token introspection and the password grant). At most one
+    /// of `static_file` and `oauth2`; with neither, platform credentials are refused.
+    pub oauth2: Option<roomlink_platform::OAuth2Config>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PairingSettings {
+    /// How long the pairing code of a ROTATING endpoint lasts.
+    pub rotation_interval_secs: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -107,6 +117,7 @@ impl Settings {
             .set_default("database.connect_timeout_ms", 5000)?
             .set_default("listener.command_timeout_ms", 10_000)?
             .set_default("listener.status_poll_interval_ms", 30_000)?
+            .set_default("pairing.rotation_interval_secs", 86_400)?
             .set_default("security.bcrypt_cost", roomlink_crypto::DEFAULT_BCRYPT_COST)?
             .set_default("log.format", "human")?
             .set_default("log.level", "info")?;

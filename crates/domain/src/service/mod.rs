@@ -6,6 +6,7 @@ pub mod auth;
 pub mod control;
 pub mod endpoints;
 pub mod listeners;
+pub mod pairing;
 pub mod tokens;
 
 use crate::ports::{
@@ -34,12 +35,29 @@ pub struct Services {
     pub endpoints: Arc<endpoints::EndpointService>,
     pub listeners: Arc<listeners::ListenerAdmin>,
     pub control: Arc<control::ControlService>,
+    pub pairing: Arc<pairing::PairingService>,
     pub admin: Arc<admin::Admin>,
 }
 
+/// Tunable rules (from configuration).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policies {
+    pub pairing: pairing::PairingPolicy,
+}
+
 impl Services {
-    pub fn new(ports: Ports) -> Services {
+    pub fn new(ports: Ports, policies: Policies) -> Services {
         let store = &ports.store;
+        let pairing = Arc::new(pairing::PairingService {
+            endpoints: store.clone(),
+            listeners: store.clone(),
+            pairing: store.clone(),
+            transport: ports.transport.clone(),
+            sealer: ports.sealer.clone(),
+            ids: ports.ids.clone(),
+            clock: ports.clock.clone(),
+            policy: policies.pairing,
+        });
         let cache = Arc::new(auth::TokenCache::default());
         let auth = Arc::new(auth::Authenticator {
             tokens: store.clone(),
@@ -54,7 +72,7 @@ impl Services {
             tokens: Arc::new(tokens::TokenService {
                 auth: auth.clone(),
                 tokens: store.clone(),
-                pairing: store.clone(),
+                pairing: pairing.clone(),
                 platform: ports.platform.clone(),
                 ids: ports.ids.clone(),
                 clock: ports.clock.clone(),
@@ -84,6 +102,7 @@ impl Services {
                 clock: ports.clock.clone(),
                 ids: ports.ids.clone(),
             }),
+            pairing,
             admin: Arc::new(admin::Admin {
                 enterprises: store.clone(),
                 users: store.clone(),

@@ -1,11 +1,12 @@
 //! Access-token use cases: create, list, inspect, delete.
 
 use super::auth::{Authenticator, Principal, Subject, TokenCache};
+use super::pairing::{PairingService, wrong_code};
 use crate::access::{Operation, RoleSet, Target};
 use crate::enums::ClientDeviceType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{EnterpriseId, TokenId};
-use crate::ports::{Clock, IdGenerator, PairingStore, PlatformIdentity, TokenStore};
+use crate::ports::{Clock, IdGenerator, PlatformIdentity, TokenStore};
 use crate::secret::Secret;
 use crate::token::{AccessToken, PairingGrant, TokenHash, TokenParts, lifetime_ms};
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -69,7 +70,7 @@ impl NewToken {
 pub struct TokenService {
     pub auth: Arc<Authenticator>,
     pub tokens: Arc<dyn TokenStore>,
-    pub pairing: Arc<dyn PairingStore>,
+    pub pairing: Arc<PairingService>,
     pub platform: Arc<dyn PlatformIdentity>,
     pub ids: Arc<dyn IdGenerator>,
     pub clock: Arc<dyn Clock>,
@@ -124,12 +125,10 @@ impl TokenService {
                 }
                 let pairing = self
                     .pairing
-                    .pairing_code_by_code(code.trim())
+                    .redeemable(code.trim())
                     .await?
                     .filter(|p| p.enterprise_id == principal.enterprise_id)
-                    .ok_or_else(|| {
-                        Error::invalid("code: the pairing code is wrong or no longer current")
-                    })?;
+                    .ok_or_else(wrong_code)?;
                 let grant = PairingGrant {
                     pairing_code_id: pairing.id,
                     endpoint_id: pairing.endpoint_id,

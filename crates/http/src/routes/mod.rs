@@ -5,6 +5,7 @@ mod control;
 mod endpoints;
 mod enterprise;
 mod listeners;
+mod pairing;
 mod tokens;
 
 use crate::error::ApiError;
@@ -98,6 +99,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(
             resource("/api/endpoints/{id}/unmutemicrophone", &["POST"])
                 .route(web::post().to(control::unmute)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/currentpairingcode", &["GET"])
+                .route(web::get().to(pairing::current)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/pairingcode", &["GET"])
+                .route(web::get().to(pairing::view)),
+        )
+        .service(
+            resource("/api/endpoints/{id}/paired", &["GET"]).route(web::get().to(pairing::paired)),
         )
         .service(resource("/api/failures", &["GET"]).route(web::get().to(control::failures)))
         .service(resource("/api/failures/", &["GET"]).route(web::get().to(control::failures)))

@@ -8,10 +8,10 @@ use reqwest::{Method, StatusCode};
 use roomlink_listener_sim::{SimConfig, SimHandle};
 use serde_json::{Value, json};
 
-struct Room {
-    sim: String,
+pub struct Room {
+    pub sim: String,
     _handle: SimHandle,
-    endpoint: String,
+    pub endpoint: String,
 }
 
 async fn simulator(config: SimConfig) -> (String, SimHandle) {
@@ -22,7 +22,7 @@ async fn simulator(config: SimConfig) -> (String, SimHandle) {
 }
 
 /// A simulator, a listener record for it and one endpoint behind it.
-async fn room(app: &TestApp, token: &str, config: SimConfig, address: &str) -> Room {
+pub async fn room(app: &TestApp, token: &str, config: SimConfig, address: &str) -> Room {
     let (sim, handle) = simulator(config).await;
     let (status, listener) = app
         .call(
@@ -50,7 +50,7 @@ async fn room(app: &TestApp, token: &str, config: SimConfig, address: &str) -> R
     }
 }
 
-async fn sim_state(app: &TestApp, room: &Room, address: &str) -> Value {
+pub async fn sim_state(app: &TestApp, room: &Room, address: &str) -> Value {
     let response = app
         .client
         .get(format!("{}/sim/endpoints/{address}", room.sim))

@@ -4,10 +4,13 @@
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use roomlink::settings::Settings;
 use roomlink_domain::access::Role;
+use roomlink_domain::ports::Clock;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::Services;
+use roomlink_domain::system::{ManualClock, SystemClock};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 use tempfile::TempDir;
 
 pub const PLATFORM_USERS: &str = r#"
@@ -51,6 +54,7 @@ pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
     pub services: Services,
+    pub clock: Arc<ManualClock>,
     /// Holds the SQLite file, key and platform users until the test ends.
     _dir: TempDir,
     _database: Option<roomlink_store::testing::TestDatabase>,
@@ -91,7 +95,12 @@ impl TestApp {
             ("ROOMLINK__SECURITY__BCRYPT_COST".to_owned(), "4".to_owned()),
         ]);
         let settings = Settings::load_with_env(None, Some(env)).expect("settings");
-        let running = roomlink::commands::start(&settings)
+        // Time moves only when a test says so (pairing heartbeats, rotation).
+        let clock = Arc::new(ManualClock::at(SystemClock.now_ms()));
+        let services = roomlink::services_with_clock(&settings, true, clock.clone())
+            .await
+            .expect("services");
+        let running = roomlink::commands::start_with(&settings, services)
             .await
             .expect("app starts");
         tokio::spawn(running.server);
@@ -99,6 +108,7 @@ impl TestApp {
             base: format!("http://{}", running.address),
             client: reqwest::Client::new(),
             services: running.services,
+            clock,
             _dir: dir,
             _database: database,
         })

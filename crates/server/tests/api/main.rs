@@ -11,3 +11,4 @@ mod helpers;
 mod listeners;
 mod tenancy;
 mod tokens;
+mod zero_touch;
