@@ -105,38 +105,52 @@ impl Serialize for RoleSet {
     }
 }
 
-/// Every operation a caller can invoke, named as in the spec where it names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Operation {
-    ListAccessTokens,
-    GetAccessToken,
-    DeleteAccessToken,
-    ListEndpoints,
-    GetEndpoint,
-    InsertEndpoint,
-    UpdateEndpoint,
-    PatchEndpoint,
-    DeleteEndpoint,
-    BulkPutEndpoints,
-    ExportEndpoints,
-    ListStatuses,
-    GetStatus,
-    Join,
-    SendDtmf,
-    HangUp,
-    MuteMicrophone,
-    UnmuteMicrophone,
-    PairingCode,
-    CurrentPairingCode,
-    Paired,
-    GetEnterprise,
-    UpdateEnterprise,
-    ListListenerServices,
-    GetListenerService,
-    CreateListenerService,
-    UpdateListenerService,
-    DeleteListenerService,
-    ListFailures,
+macro_rules! operations {
+    ($($variant:ident => $name:literal,)*) => {
+        /// Every operation a caller can invoke, named as in the spec where it names them.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Operation { $($variant),* }
+
+        impl Operation {
+            pub const ALL: &'static [Operation] = &[$(Operation::$variant),*];
+
+            pub const fn name(self) -> &'static str {
+                match self { $(Operation::$variant => $name),* }
+            }
+        }
+    };
+}
+
+operations! {
+    ListAccessTokens => "auth.listAccessTokens",
+    GetAccessToken => "auth.getAccessToken",
+    DeleteAccessToken => "auth.deleteAccessToken",
+    ListEndpoints => "endpoints.list",
+    GetEndpoint => "endpoints.get",
+    InsertEndpoint => "endpoints.insert",
+    UpdateEndpoint => "endpoints.update",
+    PatchEndpoint => "endpoints.patch",
+    DeleteEndpoint => "endpoints.delete",
+    BulkPutEndpoints => "endpoints.bulkPut",
+    ExportEndpoints => "endpoints.exportCsv",
+    ListStatuses => "endpoints.listStatuses",
+    GetStatus => "endpoints.status",
+    Join => "endpoints.join",
+    SendDtmf => "endpoints.sendDtmf",
+    HangUp => "endpoints.hangUp",
+    MuteMicrophone => "endpoints.muteMicrophone",
+    UnmuteMicrophone => "endpoints.unmuteMicrophone",
+    PairingCode => "endpoints.pairingCode",
+    CurrentPairingCode => "endpoints.currentPairingCode",
+    Paired => "endpoints.paired",
+    GetEnterprise => "enterprises.self",
+    UpdateEnterprise => "enterprises.update",
+    ListListenerServices => "listenerservices.list",
+    GetListenerService => "listenerservices.get",
+    CreateListenerService => "listenerservices.create",
+    UpdateListenerService => "listenerservices.update",
+    DeleteListenerService => "listenerservices.delete",
+    ListFailures => "failures.list",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -149,41 +163,6 @@ pub enum Access {
 }
 
 impl Operation {
-    pub const fn name(self) -> &'static str {
-        use Operation::*;
-        match self {
-            ListAccessTokens => "auth.listAccessTokens",
-            GetAccessToken => "auth.getAccessToken",
-            DeleteAccessToken => "auth.deleteAccessToken",
-            ListEndpoints => "endpoints.list",
-            GetEndpoint => "endpoints.get",
-            InsertEndpoint => "endpoints.insert",
-            UpdateEndpoint => "endpoints.update",
-            PatchEndpoint => "endpoints.patch",
-            DeleteEndpoint => "endpoints.delete",
-            BulkPutEndpoints => "endpoints.bulkPut",
-            ExportEndpoints => "endpoints.exportCsv",
-            ListStatuses => "endpoints.listStatuses",
-            GetStatus => "endpoints.status",
-            Join => "endpoints.join",
-            SendDtmf => "endpoints.sendDtmf",
-            HangUp => "endpoints.hangUp",
-            MuteMicrophone => "endpoints.muteMicrophone",
-            UnmuteMicrophone => "endpoints.unmuteMicrophone",
-            PairingCode => "endpoints.pairingCode",
-            CurrentPairingCode => "endpoints.currentPairingCode",
-            Paired => "endpoints.paired",
-            GetEnterprise => "enterprises.self",
-            UpdateEnterprise => "enterprises.update",
-            ListListenerServices => "listenerservices.list",
-            GetListenerService => "listenerservices.get",
-            CreateListenerService => "listenerservices.create",
-            UpdateListenerService => "listenerservices.update",
-            DeleteListenerService => "listenerservices.delete",
-            ListFailures => "failures.list",
-        }
-    }
-
     pub const fn access(self) -> Access {
         use Operation::*;
         match self {
@@ -294,44 +273,9 @@ fn forbidden(roles: RoleSet, op: Operation) -> Error {
 mod tests {
     use super::*;
 
-    const ALL_OPS: [Operation; 29] = {
-        use Operation::*;
-        [
-            ListAccessTokens,
-            GetAccessToken,
-            DeleteAccessToken,
-            ListEndpoints,
-            GetEndpoint,
-            InsertEndpoint,
-            UpdateEndpoint,
-            PatchEndpoint,
-            DeleteEndpoint,
-            BulkPutEndpoints,
-            ExportEndpoints,
-            ListStatuses,
-            GetStatus,
-            Join,
-            SendDtmf,
-            HangUp,
-            MuteMicrophone,
-            UnmuteMicrophone,
-            PairingCode,
-            CurrentPairingCode,
-            Paired,
-            GetEnterprise,
-            UpdateEnterprise,
-            ListListenerServices,
-            GetListenerService,
-            CreateListenerService,
-            UpdateListenerService,
-            DeleteListenerService,
-            ListFailures,
-        ]
-    };
-
     #[test]
     fn read_write_may_do_everything() {
-        for op in ALL_OPS {
+        for op in Operation::ALL.iter().copied() {
             assert!(
                 authorize(RoleSet::read_write(), None, op, Target::Enterprise).is_ok(),
                 "{op:?}"
@@ -350,7 +294,7 @@ mod tests {
 
     #[test]
     fn read_only_reads_and_controls_but_never_writes() {
-        for op in ALL_OPS {
+        for op in Operation::ALL.iter().copied() {
             let r = authorize(RoleSet::read_only(), None, op, Target::Enterprise);
             assert_eq!(r.is_ok(), op.access() == Access::Read, "{op:?}");
             if let Err(e) = r {
@@ -429,8 +373,9 @@ mod tests {
             )
             .is_err()
         );
-        for op in ALL_OPS
-            .into_iter()
+        for op in Operation::ALL
+            .iter()
+            .copied()
             .filter(|op| !ZERO_TOUCH_SEQUENCE.contains(op))
         {
             for target in [

@@ -112,8 +112,11 @@ pub fn init_logging(settings: &Settings) {
     let filter = EnvFilter::try_from_default_env()
         .or_else(|_| EnvFilter::try_new(&settings.log.level))
         .unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colours only for a person at a terminal, never in files or collectors.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
     let _ = if settings.log.format.eq_ignore_ascii_case("json") {
         builder.json().try_init()

@@ -29,6 +29,44 @@ pub trait FieldValue: Sized + Clone + PartialEq {
     fn from_stored(field: &str, stored: Self::Stored) -> Result<Self, Error>;
 }
 
+/// A value whose every form is its text: free text, addresses, URLs, ids, enumerations.
+/// [`FieldValue`] follows from it: JSON strings, CSV text and storage are all the text.
+pub trait TextValue: Sized + Clone + PartialEq {
+    /// Checks a non-empty text.
+    fn parse_text(field: &str, text: &str) -> Result<Self, Error>;
+    fn text(&self) -> &str;
+    /// Rebuilds a stored value; by default it is checked again.
+    fn from_stored_text(field: &str, stored: String) -> Result<Self, Error> {
+        Self::parse_text(field, &stored)
+    }
+}
+
+impl<T: TextValue> FieldValue for T {
+    type Stored = String;
+    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
+        let text = expect_str(field, value)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        T::parse_text(field, text).map(Some)
+    }
+    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        T::parse_text(field, text)
+    }
+    fn to_json(&self) -> Value {
+        Value::String(self.text().to_owned())
+    }
+    fn to_text(&self) -> String {
+        self.text().to_owned()
+    }
+    fn to_stored(&self) -> String {
+        self.text().to_owned()
+    }
+    fn from_stored(field: &str, stored: String) -> Result<Self, Error> {
+        T::from_stored_text(field, stored)
+    }
+}
+
 fn expect_str<'v>(field: &str, value: &'v Value) -> Result<&'v str, Error> {
     value.as_str().ok_or_else(|| {
         Error::json_mapping(field, format!("expected a string, got {}", kind_of(value)))
@@ -65,16 +103,8 @@ impl<const MAX: usize> Text<MAX> {
     }
 }
 
-impl<const MAX: usize> FieldValue for Text<MAX> {
-    type Stored = String;
-    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
-        let text = expect_str(field, value)?;
-        if text.is_empty() {
-            return Ok(None);
-        }
-        Self::from_text(field, text).map(Some)
-    }
-    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+impl<const MAX: usize> TextValue for Text<MAX> {
+    fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         if text.chars().count() > MAX {
             return Err(Error::invalid(format!(
                 "{field}: at most {MAX} characters are allowed"
@@ -86,16 +116,10 @@ impl<const MAX: usize> FieldValue for Text<MAX> {
         no_control_chars(field, text)?;
         Ok(Text(text.to_owned()))
     }
-    fn to_json(&self) -> Value {
-        Value::String(self.0.clone())
+    fn text(&self) -> &str {
+        &self.0
     }
-    fn to_text(&self) -> String {
-        self.0.clone()
-    }
-    fn to_stored(&self) -> String {
-        self.0.clone()
-    }
-    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+    fn from_stored_text(_: &str, stored: String) -> Result<Self, Error> {
         Ok(Text(stored))
     }
 }
@@ -126,16 +150,8 @@ fn is_hostname(text: &str) -> bool {
         && !text.split('.').all(|l| l.bytes().all(|b| b.is_ascii_digit()))
 }
 
-impl FieldValue for Address {
-    type Stored = String;
-    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
-        let text = expect_str(field, value)?;
-        if text.is_empty() {
-            return Ok(None);
-        }
-        Self::from_text(field, text).map(Some)
-    }
-    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+impl TextValue for Address {
+    fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         if text.parse::<IpAddr>().is_ok() || is_hostname(text) {
             Ok(Address(text.to_owned()))
         } else {
@@ -145,16 +161,10 @@ impl FieldValue for Address {
             )))
         }
     }
-    fn to_json(&self) -> Value {
-        Value::String(self.0.clone())
+    fn text(&self) -> &str {
+        &self.0
     }
-    fn to_text(&self) -> String {
-        self.0.clone()
-    }
-    fn to_stored(&self) -> String {
-        self.0.clone()
-    }
-    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+    fn from_stored_text(_: &str, stored: String) -> Result<Self, Error> {
         Ok(Address(stored))
     }
 }
@@ -406,16 +416,8 @@ impl HttpUrl {
     }
 }
 
-impl FieldValue for HttpUrl {
-    type Stored = String;
-    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
-        let text = expect_str(field, value)?;
-        if text.is_empty() {
-            return Ok(None);
-        }
-        Self::from_text(field, text).map(Some)
-    }
-    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+impl TextValue for HttpUrl {
+    fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         let lower = text.to_ascii_lowercase();
         let rest = lower
             .strip_prefix("http://")
@@ -434,16 +436,10 @@ impl FieldValue for HttpUrl {
             ))),
         }
     }
-    fn to_json(&self) -> Value {
-        Value::String(self.0.clone())
+    fn text(&self) -> &str {
+        &self.0
     }
-    fn to_text(&self) -> String {
-        self.0.clone()
-    }
-    fn to_stored(&self) -> String {
-        self.0.clone()
-    }
-    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+    fn from_stored_text(_: &str, stored: String) -> Result<Self, Error> {
         Ok(HttpUrl(stored))
     }
 }
@@ -467,16 +463,8 @@ pub(crate) fn is_reference(text: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-impl FieldValue for Reference {
-    type Stored = String;
-    fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
-        let text = expect_str(field, value)?;
-        if text.is_empty() {
-            return Ok(None);
-        }
-        Self::from_text(field, text).map(Some)
-    }
-    fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+impl TextValue for Reference {
+    fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         if is_reference(text) {
             Ok(Reference(text.to_owned()))
         } else {
@@ -486,32 +474,18 @@ impl FieldValue for Reference {
             )))
         }
     }
-    fn to_json(&self) -> Value {
-        Value::String(self.0.clone())
+    fn text(&self) -> &str {
+        &self.0
     }
-    fn to_text(&self) -> String {
-        self.0.clone()
-    }
-    fn to_stored(&self) -> String {
-        self.0.clone()
-    }
-    fn from_stored(_: &str, stored: String) -> Result<Self, Error> {
+    fn from_stored_text(_: &str, stored: String) -> Result<Self, Error> {
         Ok(Reference(stored))
     }
 }
 
 macro_rules! enum_field_value {
     ($($ty:ty),*) => {$(
-        impl FieldValue for $ty {
-            type Stored = String;
-            fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
-                let text = expect_str(field, value)?;
-                if text.is_empty() {
-                    return Ok(None);
-                }
-                Self::from_text(field, text).map(Some)
-            }
-            fn from_text(field: &str, text: &str) -> Result<Self, Error> {
+        impl TextValue for $ty {
+            fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
                 // Re-phrase the error with the endpoint field's own name (Toggle serves several).
                 <$ty>::parse(text.trim()).map_err(|_| {
                     let allowed: Vec<_> = <$ty>::ALL.iter().map(|v| v.as_str()).collect();
@@ -522,17 +496,8 @@ macro_rules! enum_field_value {
                     ))
                 })
             }
-            fn to_json(&self) -> Value {
-                Value::String(self.as_str().to_owned())
-            }
-            fn to_text(&self) -> String {
-                self.as_str().to_owned()
-            }
-            fn to_stored(&self) -> String {
-                self.as_str().to_owned()
-            }
-            fn from_stored(field: &str, stored: String) -> Result<Self, Error> {
-                Self::from_text(field, &stored)
+            fn text(&self) -> &str {
+                self.as_str()
             }
         }
     )*};
