@@ -106,6 +106,7 @@ pub async fn bulk_put(
     body: web::Payload,
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
+    // Checked here too (the service checks again) so a refusal comes before reading up to 1 MiB.
     caller.0.authorize(
         roomlink_domain::access::Operation::BulkPutEndpoints,
         roomlink_domain::access::Target::Enterprise,

@@ -28,9 +28,8 @@ fn resource(path: &str, allowed: &'static [&'static str]) -> Resource {
 }
 
 /// Any path no route matches.
-pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    // The path is not echoed: it may hold a token (/api/auth/accesstokens/{token}).
-    let _ = req;
+/// The path is not echoed: it may hold a token (/api/auth/accesstokens/{token}).
+pub async fn not_found() -> Result<HttpResponse, ApiError> {
     Err(ApiError(Error::not_found(
         "Resource",
         "(the requested path)",
