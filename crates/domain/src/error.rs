@@ -92,9 +92,10 @@ catalog! {
     MethodNotAllowed = Extension, 405, 1900000002, ["method", "allowed"];
     UnsupportedMediaType = Extension, 415, 1900000003, ["contentType", "supported"];
     PayloadTooLarge = Extension, 413, 1900000004, ["limitBytes"];
-    TooManyRequests = Extension, 429, 1900000005, ["retryAfterSeconds"];
+    TooManyRequests = Extension, 429, 1900000005, ["retryAfterSeconds", "limit"];
     InternalError = Extension, 500, 1900000006, [];
     StorageUnavailable = Extension, 503, 1900000007, [];
+    RequestHeaderFieldsTooLarge = Extension, 431, 1900000008, ["limitBytes"];
 }
 
 impl fmt::Display for ErrorKind {

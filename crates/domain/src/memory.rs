@@ -5,6 +5,7 @@
 //! makes every operation a transaction. Nothing survives the process.
 
 use crate::endpoint::Endpoint;
+use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, ServiceUser};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
@@ -28,6 +29,9 @@ struct State {
     tokens: Vec<AccessToken>,
     /// In creation order.
     endpoints: Vec<Endpoint>,
+    /// List positions, handed out in creation order when first paged (see `endpoint_page`).
+    endpoint_positions: HashMap<EndpointId, i64>,
+    next_position: i64,
     listeners: Vec<ListenerService>,
     pairing_codes: Vec<PairingCode>,
     paired: Vec<PairedStatus>,
@@ -238,6 +242,43 @@ impl EndpointStore for MemoryStore {
             .filter(|e| e.enterprise_id() == enterprise)
             .cloned()
             .collect())
+    }
+
+    async fn endpoint_page(
+        &self,
+        enterprise: &EnterpriseId,
+        after: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<EndpointPage> {
+        let mut guard = self.lock()?;
+        let s = &mut *guard;
+        let mut page = EndpointPage::default();
+        let mut last = None;
+        // `endpoints` is in creation order, so positions given out lazily, in that order,
+        // grow with creation order within each enterprise, as the databases' sequences do.
+        for e in s
+            .endpoints
+            .iter()
+            .filter(|e| e.enterprise_id() == enterprise)
+        {
+            let position = *s
+                .endpoint_positions
+                .entry(e.id().clone())
+                .or_insert_with(|| {
+                    s.next_position += 1;
+                    s.next_position
+                });
+            if after.is_some_and(|a| position <= a.0) {
+                continue;
+            }
+            if page.endpoints.len() == limit {
+                page.next = last.map(ListPosition);
+                break;
+            }
+            page.endpoints.push(e.clone());
+            last = Some(position);
+        }
+        Ok(page)
     }
 
     async fn endpoint(

@@ -12,6 +12,7 @@
 //! With the `mock` feature every port has a mockall mock (`MockEndpointStore`, ...).
 
 use crate::endpoint::Endpoint;
+use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, ServiceUser};
 use crate::enums::EndpointCapability;
 use crate::error::Result;
@@ -90,6 +91,14 @@ pub trait TokenStore: Send + Sync {
 pub trait EndpointStore: Send + Sync {
     /// The enterprise's endpoints in creation order.
     async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>>;
+    /// At most `limit` endpoints after `after` (from the start when `None`), in creation
+    /// order. Keyset paging: an endpoint deleted between two pages makes none skipped.
+    async fn endpoint_page(
+        &self,
+        enterprise: &EnterpriseId,
+        after: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<EndpointPage>;
     async fn endpoint(
         &self,
         enterprise: &EnterpriseId,
@@ -204,6 +213,23 @@ pub trait FailureStore: Send + Sync {
 pub trait StoreHealth: Send + Sync {
     /// Succeeds when the database answers; `StorageUnavailable` otherwise.
     async fn ping(&self) -> Result<()>;
+    /// The connection pool's occupancy, for metrics; `None` where there is no pool.
+    fn pool_status(&self) -> Option<PoolStatus> {
+        None
+    }
+}
+
+/// A snapshot of a connection pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStatus {
+    /// Connections the pool may open.
+    pub max_size: usize,
+    /// Connections open now.
+    pub size: usize,
+    /// Open connections not in use.
+    pub available: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
 }
 
 /// Every storage port at once: what a storage adapter provides.

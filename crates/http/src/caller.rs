@@ -44,14 +44,18 @@ pub fn basic_credentials(req: &HttpRequest) -> Option<Result<(String, Secret), E
     Some(parsed.ok_or_else(Error::bad_credentials))
 }
 
-fn token(req: &HttpRequest) -> Option<Secret> {
+/// The access token the request carries, if any (for rate limits; never log it).
+pub fn token_text(req: &HttpRequest) -> Option<String> {
     req.headers()
         .get("x-access-token")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .or_else(|| query_param(req, "accesstoken"))
         .filter(|t| !t.is_empty())
-        .map(Secret::new)
+}
+
+fn token(req: &HttpRequest) -> Option<Secret> {
+    token_text(req).map(Secret::new)
 }
 
 fn credentials(req: &HttpRequest) -> Result<Option<Credentials>, Error> {

@@ -55,6 +55,15 @@ impl ResponseError for ApiError {
                 "request refused"
             );
         }
+        self.render()
+    }
+}
+
+impl ApiError {
+    /// The response, without logging (the request log still records it): for refusals that
+    /// come in floods, such as rate limits.
+    pub fn render(&self) -> HttpResponse {
+        let e = &self.0;
         let body = Body {
             error_code: e.kind().code(),
             error_name: e.kind().name(),
@@ -76,7 +85,10 @@ impl ResponseError for ApiError {
                 HeaderValue::from_static("Basic realm=\"roomlink\""),
             ));
         }
-        response.json(body)
+        let mut response = response.json(body);
+        // For metrics: the catalog name of the failure.
+        response.extensions_mut().insert(e.kind());
+        response
     }
 }
 

@@ -5,10 +5,13 @@
 mod body;
 mod caller;
 mod error;
+mod limits;
+mod metrics;
 mod observe;
 mod routes;
 
 pub use error::ApiError;
+pub use limits::{LimitOptions, Rate};
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -20,6 +23,18 @@ use std::time::Duration;
 /// What every handler can reach.
 pub struct AppState {
     pub services: Services,
+    pub metrics: metrics::Metrics,
+    limiter: limits::Limiter,
+}
+
+impl AppState {
+    pub fn new(services: Services, options: &ServerOptions) -> AppState {
+        AppState {
+            services,
+            metrics: metrics::Metrics::default(),
+            limiter: limits::Limiter::new(options.limits),
+        }
+    }
 }
 
 /// Server knobs the binary takes from configuration.
@@ -29,6 +44,8 @@ pub struct ServerOptions {
     pub workers: usize,
     /// How long in-flight requests may run on after a shutdown signal.
     pub shutdown_timeout: Duration,
+    /// Rate limits and header bound (none by default; the binary configures them).
+    pub limits: LimitOptions,
 }
 
 impl Default for ServerOptions {
@@ -36,6 +53,7 @@ impl Default for ServerOptions {
         ServerOptions {
             workers: 0,
             shutdown_timeout: Duration::from_secs(30),
+            limits: LimitOptions::default(),
         }
     }
 }
@@ -56,7 +74,7 @@ pub fn serve(
     services: Services,
     options: &ServerOptions,
 ) -> std::io::Result<Server> {
-    let state = web::Data::new(AppState { services });
+    let state = web::Data::new(AppState::new(services, options));
     let mut server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(observe::observe))

@@ -42,6 +42,7 @@ pub async fn start_with(settings: &Settings, services: Services) -> anyhow::Resu
     let options = roomlink_http::ServerOptions {
         workers: settings.server.workers,
         shutdown_timeout: Duration::from_secs(settings.server.shutdown_timeout_secs),
+        limits: settings.limits.options(),
     };
     let server = roomlink_http::serve(listener, services.clone(), &options)?;
     let poll_every = Duration::from_millis(settings.listener.status_poll_interval_ms.max(1000));

@@ -118,9 +118,8 @@ pub fn init_logging(settings: &Settings) {
         .with_env_filter(filter)
         .with_ansi(ansi)
         .with_writer(std::io::stderr);
-    let _ = if settings.log.format.eq_ignore_ascii_case("json") {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
+    let _ = match settings.log.format {
+        settings::LogFormat::Json => builder.json().try_init(),
+        settings::LogFormat::Human => builder.try_init(),
     };
 }

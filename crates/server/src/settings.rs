@@ -16,6 +16,40 @@ pub struct Settings {
     pub pairing: PairingSettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
+    pub limits: LimitSettings,
+}
+
+/// Abuse limits; a zero rate (or bound) turns that limit off.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LimitSettings {
+    /// Sustained requests per second from one client address, and the burst allowed.
+    pub address_rate_per_sec: f64,
+    pub address_burst: u32,
+    /// Sustained requests per second with one access token, and the burst allowed.
+    pub token_rate_per_sec: f64,
+    pub token_burst: u32,
+    /// Failed authentications per minute from one address before it is refused for a while.
+    pub auth_failures_per_minute: u32,
+    /// All request headers together.
+    pub max_header_bytes: usize,
+}
+
+impl LimitSettings {
+    pub fn options(&self) -> roomlink_http::LimitOptions {
+        let rate = |rate_per_sec: f64, burst: u32| roomlink_http::Rate {
+            rate_per_sec,
+            burst: f64::from(burst),
+        };
+        roomlink_http::LimitOptions {
+            per_address: rate(self.address_rate_per_sec, self.address_burst),
+            per_token: rate(self.token_rate_per_sec, self.token_burst),
+            auth_failures: rate(
+                f64::from(self.auth_failures_per_minute) / 60.0,
+                self.auth_failures_per_minute,
+            ),
+            max_header_bytes: self.max_header_bytes,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -89,10 +123,17 @@ impl std::fmt::Debug for SecuritySettings {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct LogSettings {
-    /// `human` or `json`.
-    pub format: String,
+    /// `human` or `json` (one JSON object per line); anything else is refused at start.
+    pub format: LogFormat,
     /// A tracing filter, e.g. `info` or `roomlink=debug,info`. `RUST_LOG` overrides it.
     pub level: String,
 }
@@ -120,7 +161,13 @@ impl Settings {
             .set_default("pairing.rotation_interval_secs", 86_400)?
             .set_default("security.bcrypt_cost", roomlink_crypto::DEFAULT_BCRYPT_COST)?
             .set_default("log.format", "human")?
-            .set_default("log.level", "info")?;
+            .set_default("log.level", "info")?
+            .set_default("limits.address_rate_per_sec", 1000.0)?
+            .set_default("limits.address_burst", 2000)?
+            .set_default("limits.token_rate_per_sec", 200.0)?
+            .set_default("limits.token_burst", 400)?
+            .set_default("limits.auth_failures_per_minute", 30)?
+            .set_default("limits.max_header_bytes", 16 * 1024)?;
         builder = match file {
             Some(path) => builder.add_source(config::File::from(path).required(true)),
             None => builder.add_source(config::File::with_name("roomlink.toml").required(false)),

@@ -14,6 +14,7 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::RunQueryDsl;
 use roomlink_domain::endpoint::Endpoint;
+use roomlink_domain::endpoint::page::{EndpointPage, ListPosition};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
 use roomlink_domain::ports::{CsvApply, CsvWrite, EndpointChange, EndpointStore};
 use roomlink_domain::rules::csv::CsvContext;
@@ -34,6 +35,39 @@ impl EndpointStore for DbStore {
                 .into_iter()
                 .map(EndpointRow::into_domain)
                 .collect::<Result<_>>()?)
+        })
+    }
+
+    async fn endpoint_page(
+        &self,
+        enterprise: &EnterpriseId,
+        after: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<EndpointPage> {
+        let after = after.map_or(i64::MIN, |p| p.0);
+        // One row more than asked tells whether another page follows.
+        let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+        db_run!(self, |c| {
+            let mut rows: Vec<(i64, EndpointRow)> = endpoints::table
+                .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                .filter(endpoints::seq.gt(after))
+                .order(endpoints::seq)
+                .limit(fetch)
+                .select((endpoints::seq, EndpointRow::as_select()))
+                .load(c)
+                .await?;
+            let more = rows.len() > limit;
+            rows.truncate(limit);
+            let next = if more {
+                rows.last().map(|(seq, _)| ListPosition(*seq))
+            } else {
+                None
+            };
+            let endpoints = rows
+                .into_iter()
+                .map(|(_, row)| row.into_domain())
+                .collect::<Result<_>>()?;
+            Ok(EndpointPage { endpoints, next })
         })
     }
 

@@ -204,4 +204,17 @@ impl StoreHealth for DbStore {
             e => e.into(),
         })
     }
+
+    fn pool_status(&self) -> Option<roomlink_domain::ports::PoolStatus> {
+        let status = match &self.pool {
+            DbPool::Pg(pool) => pool.status(),
+            DbPool::Sqlite(pool) => pool.status(),
+        };
+        Some(roomlink_domain::ports::PoolStatus {
+            max_size: status.max_size,
+            size: status.size,
+            available: status.available,
+            waiting: status.waiting,
+        })
+    }
 }

@@ -5,6 +5,7 @@
 //! serialization and the storage record are all generated from it, so they cannot disagree.
 //! `id` and the write-only `password` are not in the table: they have rules of their own.
 
+pub mod page;
 pub mod value;
 
 use crate::enums::{

@@ -2,6 +2,7 @@
 
 use super::auth::Principal;
 use crate::access::{Operation, Target};
+use crate::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
 use crate::endpoint::{Endpoint, EndpointProfile};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId};
@@ -35,6 +36,24 @@ impl EndpointService {
         principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
         self.endpoints
             .list_endpoints(&principal.enterprise_id)
+            .await
+    }
+
+    /// One page of the list (`limit` is clamped to 1..=`MAX_PAGE_SIZE`). The same
+    /// authorization as [`EndpointService::list`]; streaming the whole list is a walk of pages.
+    pub async fn page(
+        &self,
+        principal: &Principal,
+        after: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<EndpointPage> {
+        principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
+        self.endpoints
+            .endpoint_page(
+                &principal.enterprise_id,
+                after,
+                limit.clamp(1, MAX_PAGE_SIZE),
+            )
             .await
     }
 

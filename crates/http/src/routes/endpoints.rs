@@ -1,4 +1,4 @@
-//! `/api/endpoints`: provisioning (list, insert, get, replace, patch, delete, bulk CSV).
+//! `/api/endpoints`: provisioning (insert, get, replace, patch, delete, bulk CSV).
 
 use crate::AppState;
 use crate::body::{read_csv, read_json, read_json_object};
@@ -8,11 +8,6 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::ErrorKind;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::EndpointId;
-
-pub async fn list(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let endpoints = state.services.endpoints.list(&caller.0).await?;
-    Ok(HttpResponse::Ok().json(endpoints))
-}
 
 pub async fn insert(
     caller: Caller,

@@ -2,6 +2,7 @@
 //! `MethodNotAllowed` naming the allowed ones, and any unknown path is `NotFound`.
 
 mod control;
+mod endpoint_list;
 mod endpoints;
 mod enterprise;
 mod listeners;
@@ -39,6 +40,7 @@ pub async fn not_found() -> Result<HttpResponse, ApiError> {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/healthz", &["GET"]).route(web::get().to(enterprise::healthz)))
         .service(resource("/readyz", &["GET"]).route(web::get().to(enterprise::readyz)))
+        .service(resource("/metrics", &["GET"]).route(web::get().to(crate::metrics::serve)))
         .service(
             resource("/api/auth/accesstokens", &["GET", "POST"])
                 .route(web::post().to(tokens::create))
@@ -51,16 +53,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(
             resource("/api/endpoints", &["GET", "POST"])
-                .route(web::get().to(endpoints::list))
+                .route(web::get().to(endpoint_list::list))
                 .route(web::post().to(endpoints::insert)),
         )
         .service(
             resource("/api/endpoints/", &["GET", "POST"])
-                .route(web::get().to(endpoints::list))
+                .route(web::get().to(endpoint_list::list))
                 .route(web::post().to(endpoints::insert)),
-        )
-        .service(
-            resource("/api/endpoints/status", &["GET"]).route(web::get().to(control::statuses)),
         )
         .service(
             resource("/api/endpoints/status", &["GET"]).route(web::get().to(control::statuses)),

@@ -63,6 +63,11 @@ pub struct TestApp {
 impl TestApp {
     /// Starts the app; `None` (after saying so) for PostgreSQL when no test server is configured.
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
+        Self::spawn_with(backend, &[]).await
+    }
+
+    /// As [`TestApp::spawn`], with more settings as `ROOMLINK__...` variables.
+    pub async fn spawn_with(backend: Backend, settings: &[(&str, &str)]) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("temp dir");
         let (url, database) = match backend {
             Backend::Sqlite => (
@@ -76,7 +81,7 @@ impl TestApp {
         };
         let users = dir.path().join("platform-users.toml");
         std::fs::write(&users, PLATFORM_USERS).expect("platform users file");
-        let env = HashMap::from([
+        let mut env = HashMap::from([
             (
                 "ROOMLINK__SERVER__BIND".to_owned(),
                 "127.0.0.1:0".to_owned(),
@@ -94,6 +99,11 @@ impl TestApp {
             // Cheap hashes keep the suite fast; production uses the default cost.
             ("ROOMLINK__SECURITY__BCRYPT_COST".to_owned(), "4".to_owned()),
         ]);
+        env.extend(
+            settings
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
         let settings = Settings::load_with_env(None, Some(env)).expect("settings");
         // Time moves only when a test says so (pairing heartbeats, rotation).
         let clock = Arc::new(ManualClock::at(SystemClock.now_ms()));

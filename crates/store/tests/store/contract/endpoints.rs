@@ -135,6 +135,47 @@ pub async fn endpoints_list_in_creation_order(h: &Harness) {
     assert_eq!(names(h, &other).await, ["c", "a", "b"]);
 }
 
+pub async fn endpoint_pages_walk_the_list_by_key(h: &Harness) {
+    let e = enterprise(h, 100).await;
+    let other = enterprise(h, 100).await;
+    for name in ["a", "b", "c", "d", "e"] {
+        inserted(h, named(h, &e, name)).await;
+        inserted(h, named(h, &other, name)).await;
+    }
+    let page_names = |p: &EndpointPage| {
+        p.endpoints
+            .iter()
+            .map(|x| x.name().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let first = h.store.endpoint_page(&e.id, None, 2).await.unwrap();
+    assert_eq!(page_names(&first), ["a", "b"]);
+    // The first page's last endpoint goes: the next page still starts right after it.
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, first.endpoints[1].id())
+            .await
+            .unwrap()
+    );
+    let second = h.store.endpoint_page(&e.id, first.next, 2).await.unwrap();
+    assert_eq!(page_names(&second), ["c", "d"]);
+    let last = h.store.endpoint_page(&e.id, second.next, 2).await.unwrap();
+    assert_eq!(page_names(&last), ["e"]);
+    assert_eq!(last.next, None, "no page after the end");
+    // A page exactly filled by the rest says so too.
+    let all = h.store.endpoint_page(&e.id, None, 4).await.unwrap();
+    assert_eq!((all.endpoints.len(), all.next), (4, None));
+    assert_eq!(
+        h.store
+            .endpoint_page(&other.id, None, 10)
+            .await
+            .unwrap()
+            .endpoints
+            .len(),
+        5
+    );
+}
+
 pub async fn update_errors_leave_the_endpoint_unchanged(h: &Harness) {
     let e = enterprise(h, 10).await;
     let ep = inserted(h, named(h, &e, "before")).await;

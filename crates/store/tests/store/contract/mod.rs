@@ -18,6 +18,7 @@ pub use records::*;
 use crate::support::Harness;
 use futures::future::join_all;
 use roomlink_domain::access::{Role, RoleSet};
+use roomlink_domain::endpoint::page::EndpointPage;
 use roomlink_domain::endpoint::{Endpoint, Field};
 use roomlink_domain::enterprise::{Enterprise, ServiceUser};
 use roomlink_domain::enums::ClientDeviceType;
@@ -46,6 +47,7 @@ macro_rules! contract_tests {
             tokens_are_scoped_and_purged,
             endpoints_round_trip_every_field,
             endpoints_list_in_creation_order,
+            endpoint_pages_walk_the_list_by_key,
             update_errors_leave_the_endpoint_unchanged,
             duplicate_calendar_ids,
             limit_holds_under_concurrent_inserts,
