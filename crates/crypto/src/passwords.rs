@@ -1,35 +1,52 @@
 //! Service-user password hashing. New hashes are bcrypt; existing argon2id PHC strings are
 //! verified too. Both are slow by design, so every call runs on tokio's blocking pool and never
-//! stalls the reactor that serves token-authenticated requests.
+//! stalls the reactor that serves token-authenticated requests. At most one hash runs per core:
+//! a flood of Basic-auth requests queues (cheaply, as futures) instead of starting hundreds of
+//! blocking threads that would starve everything else of CPU.
 
 use argon2::password_hash::PasswordVerifier;
 use async_trait::async_trait;
 use roomlink_domain::ports::PasswordHasher;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::{Error, Result};
+use std::sync::Arc;
+use tokio::sync::Semaphore;
 
 /// bcrypt cost of new hashes: about 55 ms of one core per verify on the reference machine.
 pub const DEFAULT_BCRYPT_COST: u32 = 10;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Passwords {
     bcrypt_cost: u32,
+    /// One permit per core: hashes running at once.
+    running: Arc<Semaphore>,
 }
 
 impl Default for Passwords {
     fn default() -> Self {
-        Passwords {
-            bcrypt_cost: DEFAULT_BCRYPT_COST,
-        }
+        Passwords::with_bcrypt_cost(DEFAULT_BCRYPT_COST)
     }
 }
 
 impl Passwords {
     /// `cost` is clamped to bcrypt's range (4..=31).
     pub fn with_bcrypt_cost(cost: u32) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Passwords {
             bcrypt_cost: cost.clamp(4, 31),
+            running: Arc::new(Semaphore::new(cores)),
         }
+    }
+
+    /// Runs a hash computation on the blocking pool once a core is free for it.
+    async fn on_a_core<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T> {
+        let _permit = self.running.acquire().await.map_err(Error::internal)?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(Error::internal)
     }
 }
 
@@ -49,16 +66,14 @@ fn verify_blocking(password: &str, hash: &str) -> bool {
 #[async_trait]
 impl PasswordHasher for Passwords {
     async fn verify(&self, password: Secret, hash: String) -> Result<bool> {
-        tokio::task::spawn_blocking(move || verify_blocking(password.expose(), &hash))
+        self.on_a_core(move || verify_blocking(password.expose(), &hash))
             .await
-            .map_err(Error::internal)
     }
 
     async fn hash(&self, password: Secret) -> Result<String> {
         let cost = self.bcrypt_cost;
-        tokio::task::spawn_blocking(move || bcrypt::hash(password.expose(), cost))
-            .await
-            .map_err(Error::internal)?
+        self.on_a_core(move || bcrypt::hash(password.expose(), cost))
+            .await?
             .map_err(Error::internal)
     }
 }
