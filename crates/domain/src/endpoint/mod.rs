@@ -88,6 +88,12 @@ macro_rules! endpoint_fields {
                 }
             }
 
+            /// Writes every field as `"jsonName": value` entries of a JSON object.
+            pub(crate) fn serialize_fields<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+                $(map.serialize_entry($json, &value::JsonOf(self.$field.as_ref()))?;)*
+                Ok(())
+            }
+
             /// The field as JSON (null when unset).
             pub fn json(&self, field: Field) -> Value {
                 match field {
@@ -212,9 +218,7 @@ impl Serialize for Endpoint {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(Field::ALL.len() + 2))?;
         map.serialize_entry("id", &self.id)?;
-        for field in Field::ALL {
-            map.serialize_entry(field.json_name(), &self.profile.json(*field))?;
-        }
+        self.profile.serialize_fields(&mut map)?;
         map.serialize_entry("password", &Value::Null)?;
         map.end()
     }
@@ -271,6 +275,14 @@ mod tests {
             None,
         )
         .unwrap();
+        // Written in place, in the table's order, exactly as each field's JSON form.
+        let text = serde_json::to_string(&e).unwrap();
+        let mut expected = "{\"id\":\"e1\"".to_owned();
+        for f in Field::ALL {
+            expected += &format!(",\"{}\":{}", f.json_name(), e.profile().json(*f));
+        }
+        expected += ",\"password\":null}";
+        assert_eq!(text, expected);
         let mut wire = serde_json::to_value(&e).unwrap();
         assert_eq!(wire["password"], Value::Null);
         assert_eq!(wire["id"], "e1");

@@ -11,6 +11,18 @@ use crate::error::Error;
 use serde_json::{Map, Value};
 use std::net::IpAddr;
 
+/// A field value in a response: its JSON form, or null when unset.
+pub(crate) struct JsonOf<'a, T>(pub Option<&'a T>);
+
+impl<T: FieldValue> serde::Serialize for JsonOf<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(v) => v.serialize_json(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
 /// A field value: parsed from JSON or CSV text, written back to JSON, text and storage.
 pub trait FieldValue: Sized + Clone + PartialEq {
     /// The plain type a storage adapter keeps (String, i32 or f64).
@@ -23,6 +35,10 @@ pub trait FieldValue: Sized + Clone + PartialEq {
     /// Parses CSV text. An empty text is handled by the caller as "no value".
     fn from_text(field: &str, text: &str) -> Result<Self, Error>;
     fn to_json(&self) -> Value;
+    /// Writes the JSON form straight to a serializer (responses: no `Value` in between).
+    fn serialize_json<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.to_json(), serializer)
+    }
     fn to_text(&self) -> String;
     fn to_stored(&self) -> Self::Stored;
     /// Rebuilds a value a storage adapter kept; it was validated on the way in.
@@ -55,6 +71,9 @@ impl<T: TextValue> FieldValue for T {
     }
     fn to_json(&self) -> Value {
         Value::String(self.text().to_owned())
+    }
+    fn serialize_json<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.text())
     }
     fn to_text(&self) -> String {
         self.text().to_owned()
