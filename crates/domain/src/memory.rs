@@ -627,6 +627,13 @@ impl FailureStore for MemoryStore {
             .cloned()
             .collect())
     }
+
+    async fn purge_failures(&self, cutoff: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.failures.len();
+        s.failures.retain(|f| f.error_date >= cutoff);
+        Ok((before - s.failures.len()) as u64)
+    }
 }
 
 #[async_trait]

@@ -206,6 +206,8 @@ pub trait FailureStore: Send + Sync {
     async fn record_failure(&self, failure: &Failure) -> Result<()>;
     /// The enterprise's most recent failures, newest first, at most `limit`.
     async fn failures(&self, enterprise: &EnterpriseId, limit: usize) -> Result<Vec<Failure>>;
+    /// Deletes every failure dated before `cutoff`; returns how many.
+    async fn purge_failures(&self, cutoff: i64) -> Result<u64>;
 }
 
 #[cfg_attr(feature = "mock", automock)]

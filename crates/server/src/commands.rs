@@ -92,6 +92,10 @@ async fn poll_statuses(services: Services, every: Duration) {
 
 /// Deletes expired tokens and paired statuses now and then. Correctness does not depend on
 /// it (every read filters by time); it only keeps the tables small.
+/// How long command and polling failures stay listed in `GET /api/failures`: an offline
+/// listener adds one every poll, so they cannot be kept forever.
+const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
 async fn housekeeping(services: Services) {
     let mut tick = tokio::time::interval(Duration::from_secs(300));
     loop {
@@ -101,11 +105,12 @@ async fn housekeeping(services: Services) {
         match (
             store.purge_expired_tokens(now).await,
             store.purge_expired_paired(now).await,
+            store.purge_failures(now - FAILURE_RETENTION_MS).await,
         ) {
-            (Ok(tokens), Ok(paired)) if tokens + paired > 0 => {
-                tracing::info!(tokens, paired, "expired records purged");
+            (Ok(tokens), Ok(paired), Ok(failures)) if tokens + paired + failures > 0 => {
+                tracing::info!(tokens, paired, failures, "expired records purged");
             }
-            (Err(e), _) | (_, Err(e)) => {
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                 tracing::warn!(error = %e, "purging expired records failed")
             }
             _ => {}

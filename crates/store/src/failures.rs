@@ -40,4 +40,13 @@ impl FailureStore for DbStore {
                 .collect::<Result<_>>()?)
         })
     }
+
+    async fn purge_failures(&self, cutoff: i64) -> Result<u64> {
+        db_run!(self, |c| {
+            let n = diesel::delete(failures::table.filter(failures::error_date.lt(cutoff)))
+                .execute(c)
+                .await?;
+            Ok(n as u64)
+        })
+    }
 }

@@ -148,6 +148,16 @@ pub async fn failures_newest_first(h: &Harness) {
     assert_eq!(h.store.failures(&e.id, 0).await.unwrap(), vec![]);
     assert_eq!(
         h.store.failures(&other.id, 100).await.unwrap(),
+        vec![theirs.clone()]
+    );
+    // Retention: everything dated before the cutoff goes, in every enterprise.
+    assert_eq!(h.store.purge_failures(mine[2].error_date).await.unwrap(), 2);
+    assert_eq!(
+        h.store.failures(&e.id, 100).await.unwrap(),
+        vec![mine[4].clone(), mine[3].clone(), mine[2].clone()]
+    );
+    assert_eq!(
+        h.store.failures(&other.id, 100).await.unwrap(),
         vec![theirs]
     );
 }
