@@ -3,20 +3,24 @@
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the boundary check, tests.
 //! - `boundaries`: fails when `roomlink-domain` depends on a web framework, database driver,
 //!   HTTP client or async runtime.
+//! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
+//!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //!
 //! Only std: this crate must build in seconds on a fresh machine.
 
 use std::process::{Command, ExitCode};
 
 mod boundaries;
+mod demo;
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
     let result = match task.as_deref() {
         Some("ci") => ci(),
         Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
+        Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         _ => {
-            eprintln!("usage: cargo xtask <ci|boundaries>");
+            eprintln!("usage: cargo xtask <ci|boundaries|demo>");
             return ExitCode::from(2);
         }
     };
