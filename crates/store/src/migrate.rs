@@ -18,6 +18,9 @@ use std::path::PathBuf;
 const POSTGRES: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 
+/// The PostgreSQL advisory lock key that serializes migrations ("roomlink" in ASCII).
+const MIGRATION_LOCK: i64 = 0x726f_6f6d_6c69_6e6b;
+
 enum Migrating {
     /// Opened on the runtime, where its I/O task can be spawned; the blocking thread drives
     /// it through the runtime's handle.
@@ -34,10 +37,19 @@ pub(crate) async fn run(target: &Target) -> Result<Vec<String>, String> {
         Target::Sqlite(path) => Migrating::Sqlite(path.clone()),
     };
     tokio::task::spawn_blocking(move || match migrating {
-        Migrating::Postgres(conn) => apply(
-            &mut AsyncConnectionWrapper::<AsyncPgConnection>::from(*conn),
-            POSTGRES,
-        ),
+        Migrating::Postgres(conn) => {
+            let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::from(*conn);
+            // Instances starting together (replicas, a migration Job) take turns: the first
+            // migrates, the others wait here and then find nothing pending. The lock is the
+            // session's, so it also ends if this process dies.
+            conn.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))
+                .map_err(|e| e.to_string())?;
+            let applied = apply(&mut conn, POSTGRES);
+            let unlocked = conn
+                .batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))
+                .map_err(|e| e.to_string());
+            applied.and_then(|names| unlocked.map(|()| names))
+        }
         Migrating::Sqlite(path) => {
             let mut conn =
                 SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| e.to_string())?;

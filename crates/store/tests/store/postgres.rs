@@ -65,6 +65,25 @@ async fn migrate_creates_the_schema_once() {
     assert_eq!(schema(db.url()).await, migrated);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn instances_migrating_together_take_turns() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let mut stores = Vec::new();
+    for _ in 0..4 {
+        stores.push(DbStore::connect(&DbConfig::new(db.url())).await.unwrap());
+    }
+    let results = futures::future::join_all(stores.iter().map(|s| s.migrate())).await;
+    let applied: Vec<Vec<String>> = results.into_iter().map(Result::unwrap).collect();
+    // Exactly one applied the migration; the others waited and found nothing left.
+    assert_eq!(
+        applied.iter().filter(|names| !names.is_empty()).count(),
+        1,
+        "{applied:?}"
+    );
+}
+
 /// actix runs on current-thread runtimes: connect, migrate and queries must work there.
 #[tokio::test(flavor = "current_thread")]
 async fn works_on_a_current_thread_runtime() {
