@@ -7,6 +7,7 @@
 //! command updates the status cache; a failure is recorded for `GET /api/failures`.
 
 use super::auth::Principal;
+use super::snapshots::StatusSnapshots;
 use crate::access::{Operation, Target};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
@@ -35,6 +36,7 @@ pub struct ControlService {
     pub sealer: Arc<dyn SecretSealer>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    pub snapshots: Arc<StatusSnapshots>,
 }
 
 fn operation_of(command: &Command) -> Operation {
@@ -95,7 +97,9 @@ impl ControlService {
         match self.transport.send(&target, &command).await {
             Ok(state) => {
                 let status = observed(id, state, self.clock.now_ms());
-                self.statuses.save_statuses(enterprise, &[status]).await
+                let saved = self.statuses.save_statuses(enterprise, &[status]).await;
+                self.snapshots.invalidate(enterprise);
+                saved
             }
             Err(error) => {
                 self.record(enterprise, &listener.id, &error).await;
@@ -125,6 +129,25 @@ impl ControlService {
                     .unwrap_or_else(|| never_observed(e.id()))
             })
             .collect())
+    }
+
+    /// [`ControlService::statuses`] as its JSON array, from the enterprise's snapshot when it
+    /// is fresh (see `snapshots`).
+    pub async fn statuses_json(&self, principal: &Principal) -> Result<Arc<str>> {
+        principal.authorize(Operation::ListStatuses, Target::Enterprise)?;
+        let enterprise = &principal.enterprise_id;
+        if let Some(json) = self.snapshots.get(enterprise, self.clock.now_ms()) {
+            return Ok(json);
+        }
+        let generation = self.snapshots.generation();
+        let taken_at = self.clock.now_ms();
+        let statuses = self.statuses(principal).await?;
+        let json: Arc<str> = serde_json::to_string(&statuses)
+            .map_err(|e| Error::internal(format!("status serialization: {e}")))?
+            .into();
+        self.snapshots
+            .put(enterprise, generation, taken_at, json.clone());
+        Ok(json)
     }
 
     pub async fn status(&self, principal: &Principal, id: &EndpointId) -> Result<EndpointStatus> {
@@ -178,7 +201,9 @@ impl ControlService {
                         .into_iter()
                         .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
                         .collect();
-                    self.statuses.save_statuses(enterprise, &statuses).await?;
+                    let written = self.statuses.save_statuses(enterprise, &statuses).await;
+                    self.snapshots.invalidate(enterprise);
+                    written?;
                     saved += statuses.len();
                 }
                 Err(error) => self.record(enterprise, &listener.id, &error).await,

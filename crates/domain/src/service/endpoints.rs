@@ -1,6 +1,7 @@
 //! Endpoint provisioning use cases: list, get, insert, replace, patch, delete, bulk CSV.
 
 use super::auth::Principal;
+use super::snapshots::StatusSnapshots;
 use crate::access::{Operation, Target};
 use crate::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
 use crate::endpoint::{Endpoint, EndpointProfile};
@@ -21,6 +22,8 @@ pub struct EndpointService {
     pub enterprises: Arc<dyn EnterpriseStore>,
     pub sealer: Arc<dyn SecretSealer>,
     pub ids: Arc<dyn IdGenerator>,
+    /// Endpoints created or deleted change the status list.
+    pub snapshots: Arc<StatusSnapshots>,
 }
 
 /// What a CSV upload did, for the logs (the client gets the full list).
@@ -84,6 +87,7 @@ impl EndpointService {
             password,
         )?;
         self.endpoints.insert_endpoint(&endpoint).await?;
+        self.snapshots.invalidate(&principal.enterprise_id);
         Ok(endpoint)
     }
 
@@ -120,6 +124,7 @@ impl EndpointService {
             .delete_endpoint(&principal.enterprise_id, id)
             .await?
         {
+            self.snapshots.invalidate(&principal.enterprise_id);
             Ok(())
         } else {
             Err(id.not_found())
@@ -165,6 +170,7 @@ impl EndpointService {
                 }),
             )
             .await?;
+        self.snapshots.invalidate(&enterprise);
         let list = self.endpoints.list_endpoints(&enterprise).await?;
         let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();
         Ok((list, outcome))
@@ -332,6 +338,7 @@ mod tests {
             enterprises: store.clone(),
             sealer: Arc::new(marking_sealer()),
             ids: Arc::new(RandomIds),
+            snapshots: Arc::default(),
         };
         (svc, principal, store)
     }

@@ -7,6 +7,7 @@ pub mod control;
 pub mod endpoints;
 pub mod listeners;
 pub mod pairing;
+pub mod snapshots;
 pub mod tokens;
 
 use crate::ports::{
@@ -59,6 +60,7 @@ impl Services {
             policy: policies.pairing,
         });
         let cache = Arc::new(auth::TokenCache::default());
+        let snapshots = Arc::new(snapshots::StatusSnapshots::default());
         let auth = Arc::new(auth::Authenticator {
             tokens: store.clone(),
             users: store.clone(),
@@ -84,6 +86,7 @@ impl Services {
                 enterprises: store.clone(),
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
+                snapshots: snapshots.clone(),
             }),
             listeners: Arc::new(listeners::ListenerAdmin {
                 listeners: store.clone(),
@@ -101,6 +104,7 @@ impl Services {
                 sealer: ports.sealer.clone(),
                 clock: ports.clock.clone(),
                 ids: ports.ids.clone(),
+                snapshots,
             }),
             pairing,
             admin: Arc::new(admin::Admin {

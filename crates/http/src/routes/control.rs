@@ -84,7 +84,19 @@ pub async fn unmute(
 
 /// `GET /api/endpoints/status`: every endpoint of the enterprise, from the status cache.
 pub async fn statuses(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(state.services.control.statuses(&caller.0).await?))
+    let json = state.services.control.statuses_json(&caller.0).await?;
+    Ok(HttpResponse::Ok()
+        .content_type(actix_web::http::header::ContentType::json())
+        .body(actix_web::web::Bytes::from_owner(SharedJson(json))))
+}
+
+/// A shared serialized answer handed to the response without copying it.
+struct SharedJson(std::sync::Arc<str>);
+
+impl AsRef<[u8]> for SharedJson {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
 }
 
 pub async fn status(
