@@ -3,7 +3,9 @@
 //! The file is at most [`MAX_BYTES`]. Its first line is the header; column names are matched
 //! case-insensitively against the endpoint's field names plus `id` and `password`, in any
 //! order; an unknown or repeated column makes the whole upload `Invalid`. Values follow RFC
-//! 4180 (double quotes; commas, quotes and newlines inside quotes).
+//! 4180 (double quotes; commas, quotes and newlines inside quotes). A leading apostrophe
+//! before `=`, `+`, `-`, `@`, TAB, CR or another apostrophe is the export's formula guard
+//! and is dropped from every cell but `password` (see [`super::csv_export`]).
 //!
 //! Each row then either creates, updates or is skipped with a reason:
 //! - a blank `id` creates an endpoint, which must have a `password` and a `name`;
@@ -19,7 +21,7 @@
 //! The service applies the whole plan in one transaction and answers with the full list; the
 //! skip reasons are kept for the logs and for `roomlinkctl csv validate`.
 
-use super::{dial_style, password_from_text};
+use super::{csv_export, dial_style, password_from_text};
 use crate::endpoint::{Endpoint, EndpointProfile, Field};
 use crate::enums::shorten;
 use crate::error::{Error, ErrorKind};
@@ -169,7 +171,7 @@ impl CsvUpload {
                     }
                     rows.push(Row {
                         line,
-                        cells: decode_cells(&record, columns.len()),
+                        cells: decode_cells(&record, &columns),
                     });
                 }
                 Err(e) => {
@@ -203,6 +205,24 @@ impl CsvUpload {
             .iter()
             .filter_map(|row| row.cells.as_ref().ok())
             .filter_map(|cells| EndpointId::parse(cells[id_col].trim()).ok())
+            .filter(|id| seen.insert(id.clone()))
+            .collect()
+    }
+
+    /// The well-formed listener service ids the rows name (offline validation assumes them).
+    pub fn listener_ids(&self) -> Vec<ListenerServiceId> {
+        let Some(col) = self
+            .columns
+            .iter()
+            .position(|c| *c == Column::Field(Field::ListenerServiceId))
+        else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        self.rows
+            .iter()
+            .filter_map(|row| row.cells.as_ref().ok())
+            .filter_map(|cells| ListenerServiceId::parse(cells[col].trim()).ok())
             .filter(|id| seen.insert(id.clone()))
             .collect()
     }
@@ -283,19 +303,26 @@ fn parse_header(header: &::csv::ByteRecord) -> Result<Vec<Column>, Error> {
     Ok(columns)
 }
 
-fn decode_cells(record: &::csv::ByteRecord, expected: usize) -> Result<Vec<String>, String> {
-    if record.len() != expected {
+/// The row's cells as text. Every cell but `password` loses the formula guard the export adds
+/// (see [`csv_export::restore`]); a password is taken exactly as written.
+fn decode_cells(record: &::csv::ByteRecord, columns: &[Column]) -> Result<Vec<String>, String> {
+    if record.len() != columns.len() {
         return Err(format!(
-            "the row has {} fields; the header has {expected}",
-            record.len()
+            "the row has {} fields; the header has {}",
+            record.len(),
+            columns.len()
         ));
     }
     record
         .iter()
-        .map(|cell| {
-            std::str::from_utf8(cell)
-                .map(str::to_owned)
-                .map_err(|_| "the row is not valid UTF-8".to_owned())
+        .zip(columns)
+        .map(|(cell, column)| {
+            let text =
+                std::str::from_utf8(cell).map_err(|_| "the row is not valid UTF-8".to_owned())?;
+            Ok(match column {
+                Column::Password => text.to_owned(),
+                _ => csv_export::restore(text).to_owned(),
+            })
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! `MethodNotAllowed` naming the allowed ones, and any unknown path is `NotFound`.
 
 mod control;
+mod csv_export;
 mod endpoint_list;
 mod endpoints;
 mod enterprise;
@@ -65,7 +66,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             resource("/api/endpoints/status", &["GET"]).route(web::get().to(control::statuses)),
         )
         .service(
-            resource("/api/endpoints/csv", &["PUT", "POST"])
+            resource("/api/endpoints/csv", &["GET", "PUT", "POST"])
+                .route(web::get().to(csv_export::export))
                 .route(web::put().to(endpoints::bulk_put))
                 .route(web::post().to(endpoints::bulk_put)),
         )

@@ -1,0 +1,277 @@
+//! `roomlinkctl`: batch and scripting client of the roomlink API.
+//!
+//! It reuses the domain's CSV rules (parse, plan, export format) so that `csv validate` says
+//! exactly what the service will do, and it knows nothing of the service's adapters.
+
+pub mod client;
+pub mod commands;
+pub mod config;
+pub mod csvcmd;
+pub mod output;
+pub mod split;
+
+use clap::{Args, Parser, Subcommand};
+use client::{CliError, Client};
+use csvcmd::PlanOptions;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "roomlinkctl",
+    version,
+    about = "Batch and scripting client of the roomlink API",
+    after_help = "Exit status: 0 done; 1 failed (one line on stderr: the service's error name, code and message, or the reason); 2 bad usage; 3 --strict and some rows do not (or did not) apply."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The service's base URL [default: http://127.0.0.1:8080]
+    #[arg(long, env = "ROOMLINKCTL_URL", global = true)]
+    pub url: Option<String>,
+    /// An access token (wins over a username and password)
+    #[arg(long, env = "ROOMLINKCTL_TOKEN", global = true, hide_env_values = true)]
+    pub token: Option<String>,
+    /// A service user, for Basic authentication (and `token create`)
+    #[arg(long, env = "ROOMLINKCTL_USERNAME", global = true)]
+    pub username: Option<String>,
+    /// The service user's password (prefer the variable or the config file: flags show in `ps`)
+    #[arg(
+        long,
+        env = "ROOMLINKCTL_PASSWORD",
+        global = true,
+        hide_env_values = true
+    )]
+    pub password: Option<String>,
+    /// A TOML file with url, token, username, password, timeout_secs
+    /// [default: ~/.config/roomlinkctl.toml when it exists]
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    /// Seconds before a request is given up [default: 300]
+    #[arg(long, global = true)]
+    pub timeout: Option<u64>,
+    /// Machine-readable output
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Bulk load and export of endpoints as CSV
+    #[command(subcommand)]
+    Csv(CsvCommand),
+    /// Access tokens
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Endpoints: list, inspect, control
+    #[command(subcommand)]
+    Endpoints(EndpointCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The CSV file
+    pub file: PathBuf,
+    /// List every row, not only those that do not apply
+    #[arg(long)]
+    pub all: bool,
+    /// Exit with status 3 when some rows do not apply
+    #[arg(long)]
+    pub strict: bool,
+    /// Largest upload part in bytes [default and maximum: the service's bound, 1048576]
+    #[arg(long)]
+    pub max_part_bytes: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CsvCommand {
+    /// Show what an upload would do, row by row, without changing anything
+    Validate {
+        #[command(flatten)]
+        plan: PlanArgs,
+        /// Check against the service's current endpoints, listeners and endpoint limit
+        /// (otherwise every id and listener the file names is assumed to exist)
+        #[arg(long)]
+        against_service: bool,
+    },
+    /// Upload (split into parts under the size bound), then report rows that did not apply
+    Upload {
+        #[command(flatten)]
+        plan: PlanArgs,
+    },
+    /// Download every endpoint as CSV (passwords blank)
+    Export {
+        /// Write to this file instead of standard output
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token from the username and password; prints the token
+    Create {
+        /// Lifetime (as the service accepts it, e.g. milliseconds)
+        #[arg(long)]
+        duration: Option<String>,
+        /// A name for the client the token is for
+        #[arg(long)]
+        client_name: Option<String>,
+    },
+    /// List the enterprise's tokens (without their values)
+    List,
+    /// Delete a token by id (from `token list`) or by value
+    Delete {
+        // Not named `token`: that is the global --token's id, which clap would merge with it.
+        #[arg(value_name = "ID_OR_TOKEN")]
+        key: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EndpointCommand {
+    /// List the enterprise's endpoints
+    List,
+    /// Show one endpoint
+    Get { id: String },
+    /// Dial into a meeting (no --meeting: the IVR)
+    Join {
+        id: String,
+        /// The numeric meeting id
+        #[arg(long)]
+        meeting: Option<String>,
+        #[arg(long)]
+        passcode: Option<String>,
+        /// PROD, STAGE or QA
+        #[arg(long)]
+        cluster: Option<String>,
+        /// MEETME, BROADCAST_ATTENDEE, ... (default: guessed from the meeting id)
+        #[arg(long)]
+        meeting_type: Option<String>,
+    },
+    /// Hang up
+    Hangup { id: String },
+    /// Send DTMF tones (digits, # and *)
+    Dtmf { id: String, digits: String },
+    /// Mute the microphone
+    Mute { id: String },
+    /// Unmute the microphone
+    Unmute { id: String },
+    /// Call status of one endpoint, or of all
+    Status { id: Option<String> },
+}
+
+fn client(global: &Global) -> Result<Client, CliError> {
+    let connection = config::resolve(&config::Given {
+        config: global.config.clone(),
+        url: global.url.clone(),
+        token: global.token.clone(),
+        username: global.username.clone(),
+        password: global.password.clone(),
+        timeout_secs: global.timeout,
+    })?;
+    Client::new(
+        &connection.url,
+        connection.auth,
+        Duration::from_secs(connection.timeout_secs.max(1)),
+    )
+}
+
+fn plan_options<'a>(plan: &'a PlanArgs, global: &Global) -> PlanOptions<'a> {
+    PlanOptions {
+        file: &plan.file,
+        max_part_bytes: plan.max_part_bytes,
+        all: plan.all,
+        strict: plan.strict,
+        as_json: global.json,
+    }
+}
+
+/// Runs a command; `Ok` holds the exit status (0, or 3 under `--strict`).
+pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, CliError> {
+    let g = &cli.global;
+    match &cli.command {
+        Command::Csv(CsvCommand::Validate {
+            plan,
+            against_service,
+        }) => {
+            let service = if *against_service {
+                Some(client(g)?)
+            } else {
+                None
+            };
+            csvcmd::validate(service.as_ref(), &plan_options(plan, g), out)
+        }
+        Command::Csv(CsvCommand::Upload { plan }) => {
+            csvcmd::upload(&client(g)?, &plan_options(plan, g), out)
+        }
+        Command::Csv(CsvCommand::Export { output }) => {
+            csvcmd::export(&client(g)?, output.as_deref(), out)
+        }
+        Command::Token(command) => {
+            let c = client(g)?;
+            match command {
+                TokenCommand::Create {
+                    duration,
+                    client_name,
+                } => commands::token_create(
+                    &c,
+                    duration.as_deref(),
+                    client_name.as_deref(),
+                    g.json,
+                    out,
+                    err,
+                ),
+                TokenCommand::List => commands::token_list(&c, g.json, out),
+                TokenCommand::Delete { key } => commands::token_delete(&c, key, g.json, out),
+            }
+            .map(|()| 0)
+        }
+        Command::Endpoints(command) => {
+            let c = client(g)?;
+            match command {
+                EndpointCommand::List => commands::endpoints_list(&c, g.json, out),
+                EndpointCommand::Get { id } => commands::endpoints_get(&c, id, g.json, out),
+                EndpointCommand::Join {
+                    id,
+                    meeting,
+                    passcode,
+                    cluster,
+                    meeting_type,
+                } => {
+                    let query: Vec<(&str, &str)> = [
+                        ("meetingid", meeting),
+                        ("passcode", passcode),
+                        ("cluster", cluster),
+                        ("meetingtype", meeting_type),
+                    ]
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k, v.as_deref()?)))
+                    .collect();
+                    commands::control(&c, id, "join", &query, g.json, out)
+                }
+                EndpointCommand::Hangup { id } => {
+                    commands::control(&c, id, "hangup", &[], g.json, out)
+                }
+                EndpointCommand::Dtmf { id, digits } => {
+                    commands::control(&c, id, "senddtmf", &[("dtmfString", digits)], g.json, out)
+                }
+                EndpointCommand::Mute { id } => {
+                    commands::control(&c, id, "mutemicrophone", &[], g.json, out)
+                }
+                EndpointCommand::Unmute { id } => {
+                    commands::control(&c, id, "unmutemicrophone", &[], g.json, out)
+                }
+                EndpointCommand::Status { id } => commands::status(&c, id.as_deref(), g.json, out),
+            }
+            .map(|()| 0)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! `GET /api/endpoints/csv`: every endpoint of the enterprise as a CSV file that the bulk load
+//! (`PUT /api/endpoints/csv`) reads back unchanged. The format and its formula guard are the
+//! domain's (`rules::csv_export`); this handler only pages through the list and streams it.
+
+use crate::AppState;
+use crate::caller::Caller;
+use crate::error::ApiResult;
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{HttpResponse, web};
+use roomlink_domain::endpoint::page::ListPosition;
+use roomlink_domain::error::Error;
+use roomlink_domain::rules::csv_export;
+use roomlink_domain::service::auth::Principal;
+
+/// Endpoints fetched per database round trip, as the JSON list does.
+const PAGE: usize = 500;
+
+struct Walk {
+    principal: Principal,
+    state: web::Data<AppState>,
+    next: Option<ListPosition>,
+}
+
+pub async fn export(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    let principal = caller.0;
+    // The first page is read before answering, so that a refusal (the same authorization as
+    // the JSON list) or an unavailable database is still a catalog error.
+    let first = state
+        .services
+        .endpoints
+        .page(&principal, None, PAGE)
+        .await?;
+    let mut head = csv_export::header().into_bytes();
+    csv_export::write_rows(&mut head, &first.endpoints)?;
+    let mut response = HttpResponse::Ok();
+    response
+        .insert_header((header::CONTENT_TYPE, csv_export::CONTENT_TYPE))
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{}\"", csv_export::FILE_NAME),
+        ));
+    if first.next.is_none() {
+        return Ok(response.body(head));
+    }
+    let walk = Walk {
+        principal,
+        state,
+        next: first.next,
+    };
+    let rest = futures::stream::unfold(Some(walk), |walk| async move {
+        let mut walk = walk?;
+        let after = walk.next?;
+        let chunk = async {
+            let page = walk
+                .state
+                .services
+                .endpoints
+                .page(&walk.principal, Some(after), PAGE)
+                .await?;
+            let mut chunk = Vec::with_capacity(page.endpoints.len() * 256);
+            csv_export::write_rows(&mut chunk, &page.endpoints)?;
+            Ok::<_, Error>((chunk, page.next))
+        };
+        match chunk.await {
+            Ok((chunk, next)) => {
+                walk.next = next;
+                Some((Ok(Bytes::from(chunk)), Some(walk)))
+            }
+            Err(e) => {
+                // Headers are gone: all that is left is to cut the response short.
+                tracing::error!(error = %e, "endpoint CSV export stream failed");
+                Some((
+                    Err(actix_web::error::ErrorInternalServerError("export")),
+                    None,
+                ))
+            }
+        }
+    });
+    let head = futures::stream::once(async move { Ok::<_, actix_web::Error>(Bytes::from(head)) });
+    Ok(response.streaming(futures::StreamExt::chain(head, rest)))
+}
