@@ -3,6 +3,7 @@
 //! - [`Sealer`]: `SecretSealer` for endpoint passwords and listener secrets
 //!   (XChaCha20-Poly1305 with the service key, or a sealed box to an enterprise's public key).
 
+mod hash_pool;
 mod passwords;
 mod sealing;
 

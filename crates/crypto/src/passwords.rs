@@ -1,25 +1,20 @@
 //! Service-user password hashing. New hashes are bcrypt; existing argon2id PHC strings are
-//! verified too. Both are slow by design, so every call runs on tokio's blocking pool and never
-//! stalls the reactor that serves token-authenticated requests. At most one hash runs per core:
-//! a flood of Basic-auth requests queues (cheaply, as futures) instead of starting hundreds of
-//! blocking threads that would starve everything else of CPU.
+//! verified too. Both are slow by design, so every call runs on the low-priority hashing threads
+//! of [`crate::hash_pool`], never on the reactor that serves token-authenticated requests.
 
+use crate::hash_pool::HashPool;
 use argon2::password_hash::PasswordVerifier;
 use async_trait::async_trait;
 use roomlink_domain::ports::PasswordHasher;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::{Error, Result};
-use std::sync::Arc;
-use tokio::sync::Semaphore;
 
 /// bcrypt cost of new hashes: about 55 ms of one core per verify on the reference machine.
 pub const DEFAULT_BCRYPT_COST: u32 = 10;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Passwords {
     bcrypt_cost: u32,
-    /// One permit per core: hashes running at once.
-    running: Arc<Semaphore>,
 }
 
 impl Default for Passwords {
@@ -31,22 +26,19 @@ impl Default for Passwords {
 impl Passwords {
     /// `cost` is clamped to bcrypt's range (4..=31).
     pub fn with_bcrypt_cost(cost: u32) -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Passwords {
             bcrypt_cost: cost.clamp(4, 31),
-            running: Arc::new(Semaphore::new(cores)),
         }
     }
 
-    /// Runs a hash computation on the blocking pool once a core is free for it.
     async fn on_a_core<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T> {
-        let _permit = self.running.acquire().await.map_err(Error::internal)?;
-        tokio::task::spawn_blocking(work)
+        HashPool::shared()
+            .run(work)
             .await
-            .map_err(Error::internal)
+            .ok_or_else(|| Error::internal("password hashing failed"))
     }
 }
 
