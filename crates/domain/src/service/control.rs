@@ -25,6 +25,9 @@ use std::sync::Arc;
 /// How many failures `GET /api/failures` answers at most.
 pub const FAILURES_LISTED: usize = 1000;
 
+/// Endpoints read per page while polling.
+const POLL_PAGE: usize = 1000;
+
 pub struct ControlService {
     pub endpoints: Arc<dyn EndpointStore>,
     pub listeners: Arc<dyn ListenerStore>,
@@ -173,43 +176,74 @@ impl ControlService {
     }
 
     /// Polls every listener of one enterprise for the state of its endpoints, one batched
-    /// call per listener, and stores what was observed. Returns how many statuses were saved.
+    /// call per listener and page of endpoints, and stores what was observed. Walks the list
+    /// a page at a time, so memory stays flat however many endpoints there are. Returns how
+    /// many statuses were saved.
     pub async fn poll_enterprise(&self, enterprise: &EnterpriseId) -> Result<usize> {
-        let endpoints = self.endpoints.list_endpoints(enterprise).await?;
-        let mut by_listener: HashMap<ListenerServiceId, Vec<Endpoint>> = HashMap::new();
-        for endpoint in endpoints {
-            if let Some(listener) = endpoint.profile().listener() {
-                by_listener.entry(listener).or_default().push(endpoint);
-            }
-        }
+        let mut listeners: HashMap<ListenerServiceId, Option<ListenerService>> = HashMap::new();
         let mut saved = 0;
-        for (listener_id, endpoints) in by_listener {
-            let Some(listener) = self.listeners.listener(enterprise, &listener_id).await? else {
-                continue;
-            };
-            let mut targets = Vec::with_capacity(endpoints.len());
-            for endpoint in endpoints {
-                // An endpoint whose credential cannot be used is skipped, not the whole batch.
-                if let Ok(target) = self.target(enterprise, &listener, endpoint).await {
-                    targets.push(target);
+        let mut after = None;
+        loop {
+            let page = self
+                .endpoints
+                .endpoint_page(enterprise, after, POLL_PAGE)
+                .await?;
+            let mut by_listener: HashMap<ListenerServiceId, Vec<Endpoint>> = HashMap::new();
+            for endpoint in page.endpoints {
+                if let Some(listener) = endpoint.profile().listener() {
+                    by_listener.entry(listener).or_default().push(endpoint);
                 }
             }
-            match self.transport.poll(&targets).await {
-                Ok(results) => {
-                    let now = self.clock.now_ms();
-                    let statuses: Vec<_> = results
-                        .into_iter()
-                        .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
-                        .collect();
-                    let written = self.statuses.save_statuses(enterprise, &statuses).await;
-                    self.snapshots.invalidate(enterprise);
-                    written?;
-                    saved += statuses.len();
+            for (listener_id, endpoints) in by_listener {
+                let listener = match listeners.get(&listener_id) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let found = self.listeners.listener(enterprise, &listener_id).await?;
+                        listeners.insert(listener_id, found.clone());
+                        found
+                    }
+                };
+                if let Some(listener) = listener {
+                    saved += self.poll_listener(enterprise, &listener, endpoints).await?;
                 }
-                Err(error) => self.record(enterprise, &listener.id, &error).await,
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(saved),
             }
         }
-        Ok(saved)
+    }
+
+    async fn poll_listener(
+        &self,
+        enterprise: &EnterpriseId,
+        listener: &ListenerService,
+        endpoints: Vec<Endpoint>,
+    ) -> Result<usize> {
+        let mut targets = Vec::with_capacity(endpoints.len());
+        for endpoint in endpoints {
+            // An endpoint whose credential cannot be used is skipped, not the whole batch.
+            if let Ok(target) = self.target(enterprise, listener, endpoint).await {
+                targets.push(target);
+            }
+        }
+        match self.transport.poll(&targets).await {
+            Ok(results) => {
+                let now = self.clock.now_ms();
+                let statuses: Vec<_> = results
+                    .into_iter()
+                    .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
+                    .collect();
+                let written = self.statuses.save_statuses(enterprise, &statuses).await;
+                self.snapshots.invalidate(enterprise);
+                written?;
+                Ok(statuses.len())
+            }
+            Err(error) => {
+                self.record(enterprise, &listener.id, &error).await;
+                Ok(0)
+            }
+        }
     }
 
     async fn listener_of(&self, endpoint: &Endpoint, command: &str) -> Result<ListenerService> {
