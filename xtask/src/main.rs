@@ -7,11 +7,18 @@
 //!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
+//! - `openapi`: writes `docs/openapi.json` from the code.
+//! - `reference-page`: renders the API reference (`/api/docs/`) in headless Chromium, checks it
+//!   lists the operations and writes `docs/reference-page.png`.
+//! - `conformance [--max-examples N] [--mode positive|negative|all]`: schemathesis against a
+//!   throwaway service (installs it from PyPI if missing); fails on server errors or
+//!   undocumented responses.
 //!
 //! Only std: this crate must build in seconds on a fresh machine.
 
 use std::process::{Command, ExitCode};
 
+mod apidocs;
 mod bench;
 mod boundaries;
 mod demo;
@@ -23,8 +30,14 @@ fn main() -> ExitCode {
         Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
         Some("bench") => bench::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("openapi") => apidocs::openapi(),
+        Some("reference-page") => apidocs::reference_page(),
+        Some("conformance") => apidocs::conformance(&std::env::args().skip(2).collect::<Vec<_>>()),
         _ => {
-            eprintln!("usage: cargo xtask <ci|boundaries|bench|demo>");
+            eprintln!(
+                "usage: cargo xtask \
+                 <ci|boundaries|bench|demo|openapi|reference-page|conformance>"
+            );
             return ExitCode::from(2);
         }
     };

@@ -16,6 +16,8 @@ macro_rules! string_enum {
         impl $name {
             /// Every value, in documentation order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Every value's wire spelling, in the order of [`Self::ALL`].
+            pub const NAMES: &'static [&'static str] = &[$($wire),+];
             /// The field name used in error messages.
             pub const FIELD: &'static str = $field;
 

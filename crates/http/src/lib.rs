@@ -8,6 +8,7 @@ mod error;
 mod limits;
 mod metrics;
 mod observe;
+pub mod openapi;
 mod routes;
 
 pub use error::ApiError;

@@ -41,6 +41,11 @@ macro_rules! endpoint_fields {
                 match self { $(Field::$variant => $json),* }
             }
 
+            /// What the field's values look like (for API descriptions).
+            pub const fn shape(self) -> value::Shape {
+                match self { $(Field::$variant => <$ty as FieldValue>::SHAPE),* }
+            }
+
             /// The field with this exact JSON property name.
             pub fn from_json_name(name: &str) -> Option<Field> {
                 match name { $($json => Some(Field::$variant),)* _ => None }

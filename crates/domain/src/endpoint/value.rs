@@ -23,10 +23,36 @@ impl<T: FieldValue> serde::Serialize for JsonOf<'_, T> {
     }
 }
 
+/// What a field's values look like, for API descriptions (the HTTP adapter's OpenAPI schema).
+/// Each value type states it beside its own checks, so a description cannot drift from them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape {
+    /// Free text of at most `max_chars` characters: not blank, no control characters.
+    Text { max_chars: usize },
+    /// An IPv4 or IPv6 literal or a DNS host name.
+    Address { max_chars: usize },
+    /// An `http://` or `https://` URL.
+    HttpUrl { max_chars: usize },
+    /// An id of another entity: 1 to `max_chars` of `[A-Za-z0-9_-]`.
+    Reference { max_chars: usize },
+    /// One of these values (matched case-insensitively on input).
+    Enum(&'static [&'static str]),
+    /// A whole number (a numeric string is accepted on input).
+    Integer { min: i64, max: i64 },
+    /// A finite number (a numeric string is accepted on input).
+    Number { min: f64, max: f64 },
+    /// `{"latitude": -90..90, "longitude": -180..180}`.
+    Geolocation,
+    /// Any JSON object of at most `max_bytes` once serialized.
+    Object { max_bytes: usize },
+}
+
 /// A field value: parsed from JSON or CSV text, written back to JSON, text and storage.
 pub trait FieldValue: Sized + Clone + PartialEq {
     /// The plain type a storage adapter keeps (String, i32 or f64).
     type Stored;
+    /// What the values look like (for API descriptions).
+    const SHAPE: Shape;
 
     /// Parses a non-null JSON value. `Ok(None)` means "no value" (an empty string).
     /// A value of the wrong JSON type is `JsonMappingException` at `field`; a value of the
@@ -48,6 +74,7 @@ pub trait FieldValue: Sized + Clone + PartialEq {
 /// A value whose every form is its text: free text, addresses, URLs, ids, enumerations.
 /// [`FieldValue`] follows from it: JSON strings, CSV text and storage are all the text.
 pub trait TextValue: Sized + Clone + PartialEq {
+    const SHAPE: Shape;
     /// Checks a non-empty text.
     fn parse_text(field: &str, text: &str) -> Result<Self, Error>;
     fn text(&self) -> &str;
@@ -59,6 +86,7 @@ pub trait TextValue: Sized + Clone + PartialEq {
 
 impl<T: TextValue> FieldValue for T {
     type Stored = String;
+    const SHAPE: Shape = T::SHAPE;
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         let text = expect_str(field, value)?;
         if text.is_empty() {
@@ -123,6 +151,7 @@ impl<const MAX: usize> Text<MAX> {
 }
 
 impl<const MAX: usize> TextValue for Text<MAX> {
+    const SHAPE: Shape = Shape::Text { max_chars: MAX };
     fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         if text.chars().count() > MAX {
             return Err(Error::invalid(format!(
@@ -170,6 +199,9 @@ fn is_hostname(text: &str) -> bool {
 }
 
 impl TextValue for Address {
+    const SHAPE: Shape = Shape::Address {
+        max_chars: Address::MAX,
+    };
     fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         if text.parse::<IpAddr>().is_ok() || is_hostname(text) {
             Ok(Address(text.to_owned()))
@@ -200,6 +232,7 @@ impl Port {
 
 impl FieldValue for Port {
     type Stored = i32;
+    const SHAPE: Shape = Shape::Integer { min: 1, max: 65535 };
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         match value {
             Value::Number(n) => match n.as_i64() {
@@ -266,6 +299,10 @@ impl Elevation {
 
 impl FieldValue for Elevation {
     type Stored = f64;
+    const SHAPE: Shape = Shape::Number {
+        min: *Elevation::RANGE.start(),
+        max: *Elevation::RANGE.end(),
+    };
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         match value {
             Value::Number(n) => Self::check(field, n.as_f64().unwrap_or(f64::NAN)).map(Some),
@@ -316,6 +353,7 @@ impl Geolocation {
 
 impl FieldValue for Geolocation {
     type Stored = String;
+    const SHAPE: Shape = Shape::Geolocation;
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         let Value::Object(map) = value else {
             return Err(Error::json_mapping(
@@ -395,6 +433,9 @@ impl CustomData {
 
 impl FieldValue for CustomData {
     type Stored = String;
+    const SHAPE: Shape = Shape::Object {
+        max_bytes: CustomData::MAX_BYTES,
+    };
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         match value {
             Value::Object(map) => Self::check(field, map.clone()).map(Some),
@@ -436,6 +477,9 @@ impl HttpUrl {
 }
 
 impl TextValue for HttpUrl {
+    const SHAPE: Shape = Shape::HttpUrl {
+        max_chars: HttpUrl::MAX,
+    };
     fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         let lower = text.to_ascii_lowercase();
         let rest = lower
@@ -483,6 +527,9 @@ pub(crate) fn is_reference(text: &str) -> bool {
 }
 
 impl TextValue for Reference {
+    const SHAPE: Shape = Shape::Reference {
+        max_chars: Reference::MAX,
+    };
     fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
         if is_reference(text) {
             Ok(Reference(text.to_owned()))
@@ -504,6 +551,7 @@ impl TextValue for Reference {
 macro_rules! enum_field_value {
     ($($ty:ty),*) => {$(
         impl TextValue for $ty {
+            const SHAPE: Shape = Shape::Enum(<$ty>::NAMES);
             fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
                 // Re-phrase the error with the endpoint field's own name (Toggle serves several).
                 <$ty>::parse(text.trim()).map_err(|_| {

@@ -3,6 +3,7 @@
 
 mod control;
 mod csv_export;
+mod docs;
 mod endpoint_list;
 mod endpoints;
 mod enterprise;
@@ -42,6 +43,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/healthz", &["GET"]).route(web::get().to(enterprise::healthz)))
         .service(resource("/readyz", &["GET"]).route(web::get().to(enterprise::readyz)))
         .service(resource("/metrics", &["GET"]).route(web::get().to(crate::metrics::serve)))
+        .service(resource("/api/openapi.json", &["GET"]).route(web::get().to(docs::document)))
+        .service(resource("/api/docs", &["GET"]).route(web::get().to(docs::reference_root)))
+        .service(
+            resource("/api/docs/{file:.*}", &["GET"]).route(web::get().to(docs::reference_file)),
+        )
         .service(
             resource("/api/auth/accesstokens", &["GET", "POST"])
                 .route(web::post().to(tokens::create))

@@ -12,6 +12,7 @@ mod helpers;
 mod limits;
 mod listeners;
 mod listing;
+mod reference;
 mod tenancy;
 mod tokens;
 mod zero_touch;

@@ -1,0 +1,240 @@
+//! The OpenAPI document: committed copy up to date, every route described, every reference
+//! resolved, every field of the endpoint table in the endpoint schemas.
+
+use roomlink_domain::endpoint::Field;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The route table's source: its `resource("PATH", &["METHOD", ...])` calls are the routes.
+const ROUTE_TABLE: &str = include_str!("../src/routes/mod.rs");
+
+/// Routes that are not part of the API: the browsable reference (its page and assets).
+const NOT_DESCRIBED: [&str; 2] = ["/api/docs", "/api/docs/{file:.*}"];
+
+fn document() -> Value {
+    serde_json::from_str(&roomlink_http::openapi::document_json()).expect("the document is JSON")
+}
+
+/// `(path, METHOD)` of every route registered by `routes::configure`.
+fn registered_routes() -> BTreeSet<(String, String)> {
+    let mut routes = BTreeSet::new();
+    let mut rest = ROUTE_TABLE;
+    let mut calls = 0;
+    while let Some(at) = rest.find("resource(\"") {
+        rest = &rest[at + "resource(\"".len()..];
+        calls += 1;
+        let (path, after) = rest.split_once('"').expect("a closing quote");
+        let list_start = after.find("&[").expect("an allowed-methods list");
+        let list_end = after[list_start..].find(']').expect("the list's end") + list_start;
+        for method in after[list_start + 2..list_end].split(',') {
+            let method = method.trim().trim_matches('"');
+            if !method.is_empty() {
+                routes.insert((path.to_owned(), method.to_owned()));
+            }
+        }
+        rest = &after[list_end..];
+    }
+    assert!(
+        calls >= 20 && calls == ROUTE_TABLE.matches(".service(").count(),
+        "the route table's services could not all be read ({calls} read); keep the form \
+         .service(resource(\"PATH\", &[\"METHOD\", ...])...)"
+    );
+    routes
+}
+
+fn described_routes(doc: &Value) -> BTreeSet<(String, String)> {
+    let mut routes = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("a path item").keys() {
+            if [
+                "get", "put", "post", "delete", "patch", "head", "options", "trace",
+            ]
+            .contains(&method.as_str())
+            {
+                routes.insert((path.clone(), method.to_ascii_uppercase()));
+            }
+        }
+    }
+    routes
+}
+
+#[test]
+fn the_committed_document_is_up_to_date() {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json");
+    let committed = std::fs::read_to_string(&committed).unwrap_or_default();
+    let current = roomlink_http::openapi::document_json();
+    assert!(
+        committed == current,
+        "docs/openapi.json is stale: run `cargo xtask openapi`"
+    );
+}
+
+#[test]
+fn every_route_is_described_and_nothing_else() {
+    let registered: BTreeSet<_> = registered_routes()
+        .into_iter()
+        .filter(|(path, _)| !NOT_DESCRIBED.contains(&path.as_str()))
+        .collect();
+    let described = described_routes(&document());
+    let missing: Vec<_> = registered.difference(&described).collect();
+    let unknown: Vec<_> = described.difference(&registered).collect();
+    assert!(
+        missing.is_empty(),
+        "routes without an operation in openapi.rs: {missing:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "operations in openapi.rs without a route: {unknown:?}"
+    );
+}
+
+#[test]
+fn operations_are_complete() {
+    let doc = document();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let mut ids = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("a path item") {
+            let id = op["operationId"].as_str().expect("an operationId");
+            assert!(ids.insert(id.to_owned()), "operationId {id} is used twice");
+            let responses = op["responses"].as_object().expect("responses");
+            for status in ["429", "431", "500"] {
+                assert!(
+                    responses.contains_key(status),
+                    "{method} {path}: no {status}"
+                );
+            }
+            assert!(
+                responses.keys().any(|s| s.starts_with('2')),
+                "{method} {path}: no success response"
+            );
+            let public = op.get("security") == Some(&Value::Array(vec![]));
+            assert_eq!(
+                responses.contains_key("401"),
+                !public,
+                "{method} {path}: 401 exactly when credentials are needed"
+            );
+            for param in op["parameters"].as_array().into_iter().flatten() {
+                if param["in"] == "path" {
+                    let name = param["name"].as_str().expect("a name");
+                    assert!(path.contains(&format!("{{{name}}}")), "{path}: {name}");
+                }
+            }
+        }
+    }
+}
+
+/// Every `$ref` names a component that exists.
+#[test]
+fn references_resolve() {
+    fn walk(value: &Value, doc: &Value, seen: &mut usize) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    let pointer = target.strip_prefix('#').expect("a local reference");
+                    assert!(doc.pointer(pointer).is_some(), "{target} does not resolve");
+                    *seen += 1;
+                }
+                map.values().for_each(|v| walk(v, doc, seen));
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, doc, seen)),
+            _ => {}
+        }
+    }
+    let doc = document();
+    let mut seen = 0;
+    walk(&doc, &doc, &mut seen);
+    assert!(seen > 50, "{seen} references");
+}
+
+/// Links name existing operations and parameters they have.
+#[test]
+fn links_resolve() {
+    let doc = document();
+    let mut operations = std::collections::BTreeMap::new();
+    for item in doc["paths"].as_object().expect("paths").values() {
+        for op in item.as_object().expect("a path item").values() {
+            operations.insert(op["operationId"].as_str().expect("an id").to_owned(), op);
+        }
+    }
+    let mut links = 0;
+    for op in operations.values() {
+        for response in op["responses"].as_object().expect("responses").values() {
+            for link in response["links"]
+                .as_object()
+                .into_iter()
+                .flat_map(|l| l.values())
+            {
+                let target = link["operationId"].as_str().expect("a link's operationId");
+                let target = operations.get(target).expect("an existing operation");
+                for name in link["parameters"].as_object().expect("parameters").keys() {
+                    assert!(
+                        target["parameters"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|p| p["name"] == name.as_str()),
+                        "{name}"
+                    );
+                }
+                links += 1;
+            }
+        }
+    }
+    assert!(links >= 10, "{links} links");
+}
+
+#[test]
+fn endpoint_schemas_follow_the_field_table() {
+    let doc = document();
+    let schemas = &doc["components"]["schemas"];
+    let response = schemas["Endpoint"]["properties"]
+        .as_object()
+        .expect("Endpoint properties");
+    let input = schemas["EndpointInput"]["properties"]
+        .as_object()
+        .expect("EndpointInput properties");
+    let mut expected: BTreeSet<&str> = Field::ALL.iter().map(|f| f.json_name()).collect();
+    expected.extend(["id", "password"]);
+    assert_eq!(
+        response.keys().map(String::as_str).collect::<BTreeSet<_>>(),
+        expected
+    );
+    for field in Field::ALL {
+        assert!(input.contains_key(field.json_name()), "{field:?}");
+    }
+    assert_eq!(
+        schemas["EndpointInput"]["required"],
+        serde_json::json!(["name"])
+    );
+    assert_eq!(
+        schemas["Endpoint"]["properties"]["password"]["type"],
+        "null"
+    );
+}
+
+/// Each error status lists exactly the catalog entries of that status.
+#[test]
+fn error_responses_come_from_the_catalog() {
+    let doc = document();
+    for (name, response) in doc["components"]["responses"]
+        .as_object()
+        .expect("responses")
+    {
+        let status: u16 = name["Error".len()..name.find('_').expect("a status")]
+            .parse()
+            .expect("a status");
+        let schema = &response["content"]["application/json"]["schema"]["allOf"][1];
+        let names = schema["properties"]["errorName"]["enum"]
+            .as_array()
+            .expect("errorName values");
+        for error_name in names {
+            let kind = roomlink_domain::ErrorKind::ALL
+                .iter()
+                .find(|k| k.name() == error_name)
+                .unwrap_or_else(|| panic!("{error_name} is not in the catalog"));
+            assert_eq!(kind.status(), status, "{name}: {error_name}");
+        }
+    }
+}

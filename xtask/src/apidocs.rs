@@ -1,0 +1,456 @@
+//! The OpenAPI document and what is checked against it:
+//!
+//! - `openapi`: writes `docs/openapi.json` from `roomlink_http::openapi` (the test
+//!   `crates/http/tests/openapi.rs` fails when it is stale).
+//! - `reference-page`: renders `/api/docs/` of a throwaway service in headless Chromium, checks
+//!   that the operations are listed and writes `docs/reference-page.png`.
+//! - `conformance [--max-examples N] [--mode positive|negative|all]`: runs schemathesis against a throwaway service with a
+//!   read-write token: no server errors, responses and statuses as documented.
+//!
+//! The throwaway service is a debug build on a temporary SQLite database at a free loopback
+//! port, stopped (SIGTERM) and removed afterwards.
+
+use crate::{cargo, project_root};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const PYTHON: &str = "python3.11";
+/// The major version whose command line and `schemathesis.toml` keys the task uses.
+const SCHEMATHESIS: &str = "schemathesis>=4,<5";
+
+pub fn openapi() -> Result<(), String> {
+    let output = Command::new(env!("CARGO"))
+        .args(["run", "-q", "-p", "roomlink-http", "--example", "openapi"])
+        .current_dir(project_root())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() || output.stdout.is_empty() {
+        return Err("the openapi example failed".to_owned());
+    }
+    let path = project_root().join("docs/openapi.json");
+    std::fs::write(&path, &output.stdout)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("openapi: wrote {}", path.display());
+    Ok(())
+}
+
+pub fn reference_page() -> Result<(), String> {
+    if !Path::new(CHROMIUM).exists() {
+        return Err(format!(
+            "{CHROMIUM} is missing: install it with `apt-get install -y chromium`"
+        ));
+    }
+    let service = Throwaway::start()?;
+    let url = format!("{}/api/docs/", service.base);
+    let profile = service.dir.join("chromium-profile");
+    let chromium = |extra: &[&str]| -> Result<std::process::Output, String> {
+        Command::new(CHROMIUM)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--virtual-time-budget=10000",
+                "--window-size=1280,2000",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(&url)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {CHROMIUM}: {e}"))
+    };
+    let dom = chromium(&["--dump-dom"])?;
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let expected = [
+        "/api/endpoints/{id}/join",
+        "/api/auth/accesstokens",
+        "/api/endpoints/csv",
+        "/api/listenerservices/{id}",
+    ];
+    let missing: Vec<_> = expected.iter().filter(|p| !dom.contains(*p)).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the rendered reference page does not list {missing:?} ({} bytes of DOM)",
+            dom.len()
+        ));
+    }
+    let png = project_root().join("docs/reference-page.png");
+    let shot = chromium(&[&format!("--screenshot={}", png.display())])?;
+    if !shot.status.success() || !png.exists() {
+        return Err(format!(
+            "chromium could not take the screenshot: {}",
+            String::from_utf8_lossy(&shot.stderr)
+        ));
+    }
+    service.stop()?;
+    eprintln!(
+        "reference-page: {url} lists the operations; wrote {}",
+        png.display()
+    );
+    Ok(())
+}
+
+pub fn conformance(args: &[String]) -> Result<(), String> {
+    let mut max_examples = "30".to_owned();
+    let mut mode = "positive".to_owned();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--mode" => {
+                mode = args
+                    .next()
+                    .filter(|m| ["positive", "negative", "all"].contains(&m.as_str()))
+                    .ok_or("--mode needs positive, negative or all")?
+                    .clone();
+            }
+            "--max-examples" => {
+                max_examples = args
+                    .next()
+                    .filter(|n| n.parse::<u32>().is_ok())
+                    .ok_or("--max-examples needs a number")?
+                    .clone();
+            }
+            other => return Err(format!("conformance: unknown argument {other}")),
+        }
+    }
+    ensure_schemathesis()?;
+    let service = Throwaway::start()?;
+    service.admin(&["enterprise", "create", "conformance"], "")?;
+    let password = "conformance-password";
+    service.admin(
+        &[
+            "user",
+            "create",
+            "--enterprise",
+            "conformance",
+            "--username",
+            "checker",
+            "--role",
+            "ROLE_READWRITE",
+            "--password-stdin",
+        ],
+        &format!("{password}\n"),
+    )?;
+    let basic = base64(format!("checker:{password}").as_bytes());
+    let (status, body) = http(
+        &service.address,
+        "POST",
+        "/api/auth/accesstokens",
+        &[("Authorization", &format!("Basic {basic}"))],
+    )?;
+    let token = json_string(&body, "accessToken")
+        .filter(|_| status == 200)
+        .ok_or_else(|| format!("no token: {status} {body}"))?;
+    let settings = project_root().join("xtask/conformance");
+    let run = Command::new(PYTHON)
+        .args(["-m", "schemathesis.cli", "--config-file"])
+        .arg(settings.join("schemathesis.toml"))
+        .arg("run")
+        .arg(format!("{}/api/openapi.json", service.base))
+        .args([
+            "--url",
+            &service.base,
+            "--checks",
+            "not_a_server_error,response_schema_conformance,status_code_conformance,\
+             catalog_server_error",
+            "--max-examples",
+            &max_examples,
+            // The spec answers malformed JSON bodies with 500 (JsonParseException,
+            // JsonMappingException): by default only schema-valid data is sent, so that a 5xx
+            // is a real fault. `--mode all` shows the rest (expect those 500s).
+            "--mode",
+            &mode,
+            "--max-response-time",
+            "10",
+            "--request-timeout",
+            "10",
+            "--workers",
+            "2",
+            "--generation-database",
+            "none",
+            "--no-color",
+            "--suppress-health-check",
+            "all",
+            "-H",
+            &format!("X-Access-Token: {token}"),
+            // Token creation takes Basic credentials (the token header goes unused there).
+            "--auth",
+            &format!("checker:{password}"),
+        ])
+        .env("SCHEMATHESIS_HOOKS", settings.join("hooks.py"))
+        .current_dir(&service.dir)
+        .status()
+        .map_err(|e| format!("cannot run schemathesis: {e}"));
+    let stopped = service.stop();
+    let run = run?;
+    stopped?;
+    if run.success() {
+        eprintln!("conformance: ok");
+        Ok(())
+    } else {
+        Err("schemathesis found failures (above)".to_owned())
+    }
+}
+
+/// Installs schemathesis from PyPI when it is missing.
+fn ensure_schemathesis() -> Result<(), String> {
+    let present = Command::new(PYTHON)
+        .args(["-c", "import schemathesis"])
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run {PYTHON}: {e}"))?;
+    if present.success() {
+        return Ok(());
+    }
+    eprintln!("$ {PYTHON} -m pip install --quiet '{SCHEMATHESIS}'");
+    let installed = Command::new(PYTHON)
+        .args(["-m", "pip", "install", "--quiet", SCHEMATHESIS])
+        .status()
+        .map_err(|e| format!("cannot run pip: {e}"))?;
+    if installed.success() {
+        Ok(())
+    } else {
+        Err("pip could not install schemathesis".to_owned())
+    }
+}
+
+/// A roomlink process for one task: debug build, temporary SQLite database, loopback port.
+struct Throwaway {
+    child: Option<Child>,
+    bin: PathBuf,
+    dir: PathBuf,
+    address: String,
+    base: String,
+}
+
+impl Throwaway {
+    fn start() -> Result<Throwaway, String> {
+        cargo(&["build", "-q", "-p", "roomlink", "--bin", "roomlink"])?;
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| project_root().join("target"));
+        let bin = target.join("debug/roomlink");
+        let dir = std::env::temp_dir().join(format!("roomlink-xtask-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("cannot find a free port: {e}"))?
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let mut service = Throwaway {
+            child: None,
+            bin,
+            base: format!("http://{address}"),
+            address,
+            dir,
+        };
+        let log = std::fs::File::create(service.dir.join("roomlink.log"))
+            .map_err(|e| format!("cannot create the log: {e}"))?;
+        let child = service
+            .command()
+            .arg("serve")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", service.bin.display()))?;
+        service.child = Some(child);
+        service.wait_until_ready()?;
+        Ok(service)
+    }
+
+    /// `roomlink` with this service's configuration only (none from the caller's environment).
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.bin);
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("ROOMLINK__") {
+                command.env_remove(key);
+            }
+        }
+        command
+            .current_dir(&self.dir)
+            .env(
+                "ROOMLINK__DATABASE__URL",
+                format!("sqlite://{}", self.dir.join("roomlink.db").display()),
+            )
+            .env("ROOMLINK__SERVER__BIND", &self.address)
+            .env("ROOMLINK__SERVER__WORKERS", "2")
+            .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
+            // Checkers send many requests without credentials on purpose.
+            .env("ROOMLINK__LIMITS__AUTH_FAILURES_PER_MINUTE", "0")
+            .env("ROOMLINK__LOG__LEVEL", "warn");
+        command
+    }
+
+    fn admin(&self, args: &[&str], stdin: &str) -> Result<(), String> {
+        let mut child = self
+            .command()
+            .arg("admin")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run roomlink admin: {e}"))?;
+        if let Some(mut input) = child.stdin.take() {
+            input
+                .write_all(stdin.as_bytes())
+                .map_err(|e| format!("roomlink admin: {e}"))?;
+        }
+        let output = child
+            .wait_with_output()
+            .map_err(|e| format!("roomlink admin: {e}"))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "roomlink admin {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ))
+        }
+    }
+
+    fn wait_until_ready(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok((200, _)) = http(&self.address, "GET", "/readyz", &[]) {
+                return Ok(());
+            }
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                return Err(format!(
+                    "roomlink exited ({status}); its log is {}",
+                    self.dir.join("roomlink.log").display()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Err("roomlink did not become ready within 60 s".to_owned())
+    }
+
+    /// SIGTERM (in-flight requests finish), then the directory goes.
+    fn stop(mut self) -> Result<(), String> {
+        self.shut_down()
+    }
+
+    fn shut_down(&mut self) -> Result<(), String> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let result = loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break Ok(()),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(100))
+                }
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Err("roomlink did not stop on SIGTERM; killed".to_owned());
+                }
+            }
+        };
+        let _ = std::fs::remove_dir_all(&self.dir);
+        result
+    }
+}
+
+impl Drop for Throwaway {
+    fn drop(&mut self) {
+        let _ = self.shut_down();
+    }
+}
+
+/// One HTTP/1.1 request without a body; the status and the body (not chunked: roomlink's
+/// small answers carry a length).
+fn http(
+    address: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Result<(u16, String), String> {
+    let mut stream = TcpStream::connect(address).map_err(|e| format!("{address}: {e}"))?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    let mut request =
+        format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += "Content-Length: 0\r\n\r\n";
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or("no HTTP answer")?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("no HTTP status")?;
+    Ok((status, body.to_owned()))
+}
+
+/// The string value of `"key": "..."` in a flat JSON object (token values need no escapes).
+fn json_string(json: &str, key: &str) -> Option<String> {
+    let rest = &json[json.find(&format!("\"{key}\""))? + key.len() + 2..];
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_owned())
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_base64_and_reads_json_strings() {
+        assert_eq!(base64(b"checker:pw"), "Y2hlY2tlcjpwdw==");
+        assert_eq!(base64(b"abc"), "YWJj");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(
+            json_string(r#"{"accessToken": "abc123", "id": "x"}"#, "accessToken").as_deref(),
+            Some("abc123")
+        );
+        assert_eq!(json_string(r#"{"accessToken":null}"#, "accessToken"), None);
+    }
+}
