@@ -7,6 +7,8 @@
 //!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
+//! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
+//!   (default 30); installs cargo-fuzz if it is missing.
 //! - `openapi`: writes `docs/openapi.json` from the code.
 //! - `reference-page`: renders the API reference (`/api/docs/`) in headless Chromium, checks it
 //!   lists the operations and writes `docs/reference-page.png`.
@@ -22,6 +24,7 @@ mod apidocs;
 mod bench;
 mod boundaries;
 mod demo;
+mod fuzz;
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
@@ -30,13 +33,14 @@ fn main() -> ExitCode {
         Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
         Some("bench") => bench::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("openapi") => apidocs::openapi(),
         Some("reference-page") => apidocs::reference_page(),
         Some("conformance") => apidocs::conformance(&std::env::args().skip(2).collect::<Vec<_>>()),
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|demo|openapi|reference-page|conformance>"
+                 <ci|boundaries|bench|demo|fuzz|openapi|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }
