@@ -56,28 +56,19 @@ fn context(capacity: usize) -> CsvContext {
                    "elevation": -12.5, "geolocation": {"latitude": 1.5, "longitude": -2.0}}),
         ),
     ];
-    let mut calendar_owners: HashMap<String, EndpointId> = stored
-        .iter()
-        .filter_map(|e| {
-            Some((
-                e.profile().calendar_id()?.as_str().to_owned(),
-                e.id().clone(),
-            ))
-        })
-        .collect();
-    calendar_owners.insert(
-        "other@corp.example".to_owned(),
-        EndpointId::from_trusted("e9".to_owned()),
-    );
-    CsvContext {
-        existing: stored.into_iter().map(|e| (e.id().clone(), e)).collect(),
-        calendar_owners,
+    let mut ctx = CsvContext {
         listeners: HashSet::from([
             ListenerServiceId::from_trusted("ls1".to_owned()),
             ListenerServiceId::from_trusted("ls2".to_owned()),
         ]),
         capacity,
-    }
+        ..CsvContext::of_endpoints(&stored)
+    };
+    ctx.calendar_owners.insert(
+        "other@corp.example".to_owned(),
+        EndpointId::from_trusted("e9".to_owned()),
+    );
+    ctx
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -224,18 +215,8 @@ fn check_export_round_trip(ctx: &CsvContext, plan: &CsvPlan) {
     let upload = CsvUpload::parse(&file).expect("the export parses as an upload");
     assert_eq!(upload.len(), after.len());
     let again = CsvContext {
-        calendar_owners: after
-            .iter()
-            .filter_map(|e| {
-                Some((
-                    e.profile().calendar_id()?.as_str().to_owned(),
-                    e.id().clone(),
-                ))
-            })
-            .collect(),
-        existing: after.iter().map(|e| (e.id().clone(), e.clone())).collect(),
         listeners: ctx.listeners.clone(),
-        capacity: 0,
+        ..CsvContext::of_endpoints(&after)
     };
     let replay = upload.plan(&again);
     assert!(replay.skipped.is_empty(), "{:?}", replay.skipped);

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use reqwest::Method;
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile, Field};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
-use roomlink_domain::rules::csv::{CsvContext, CsvPlan, CsvUpload, MAX_BYTES};
+use roomlink_domain::rules::csv::{CsvContext, CsvPlan, CsvUpload, MAX_BYTES, record_line};
 use roomlink_domain::rules::{csv_export, put};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
@@ -76,14 +76,14 @@ struct Cells {
 fn cells_by_line(parts: &[Part]) -> HashMap<u64, Cells> {
     let mut out = HashMap::new();
     for part in parts {
+        let body = part
+            .body
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(&part.body);
         let mut reader = ::csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(
-                part.body
-                    .strip_prefix(b"\xEF\xBB\xBF")
-                    .unwrap_or(&part.body),
-            );
+            .from_reader(body);
         let mut records = reader.byte_records();
         let Some(Ok(header)) = records.next() else {
             continue;
@@ -95,7 +95,7 @@ fn cells_by_line(parts: &[Part]) -> HashMap<u64, Cells> {
         };
         let (id, name, calendar) = (column("id"), column("name"), column("calendarid"));
         for record in records.flatten() {
-            let line = record.position().map_or(0, |p| p.line());
+            let line = record.position().map_or(0, |p| record_line(body, p));
             let get = |col: Option<usize>| {
                 col.and_then(|c| record.get(c))
                     .map(|v| csv_export::restore(String::from_utf8_lossy(v).trim()).to_owned())
@@ -206,25 +206,13 @@ fn service_baseline(client: &Client) -> Result<Baseline, CliError> {
         .map(|id| ListenerServiceId::from_trusted(id.to_owned()))
         .collect();
     let ctx = CsvContext {
-        existing: endpoints
-            .iter()
-            .map(|e| (e.id().clone(), e.clone()))
-            .collect(),
-        calendar_owners: endpoints
-            .iter()
-            .filter_map(|e| {
-                Some((
-                    e.profile().calendar_id()?.as_str().to_owned(),
-                    e.id().clone(),
-                ))
-            })
-            .collect(),
         listeners,
         capacity: limit.map_or(usize::MAX, |l| {
             usize::try_from(l)
                 .unwrap_or(usize::MAX)
                 .saturating_sub(endpoints.len())
         }),
+        ..CsvContext::of_endpoints(&endpoints)
     };
     Ok(Baseline {
         ctx,

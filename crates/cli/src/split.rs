@@ -8,9 +8,6 @@ use crate::client::CliError;
 pub struct Record {
     /// The line of the file where the record starts (the header is line 1).
     pub line: u64,
-    /// The line the csv reader (and so the service's plan) gives the record: with CRLF line
-    /// endings it counts the LF as the start of the next record, one line early.
-    pub csv_line: u64,
     pub bytes: std::ops::Range<usize>,
 }
 
@@ -82,13 +79,12 @@ pub fn records(file: &[u8]) -> (std::ops::Range<usize>, Vec<Record>) {
     };
     loop {
         let before = usize::try_from(reader.position().byte()).unwrap_or(0) + bom;
-        let line = reader.position().line();
         match reader.read_byte_record(&mut record) {
             Ok(true) => {
                 let end = usize::try_from(reader.position().byte()).unwrap_or(file.len()) + bom;
-                let (start, line) = record.position().map_or((before, line), |p| {
-                    (usize::try_from(p.byte()).unwrap_or(0) + bom, p.line())
-                });
+                let start = record
+                    .position()
+                    .map_or(before, |p| usize::try_from(p.byte()).unwrap_or(0) + bom);
                 let bytes = trimmed(file, start, end);
                 if first {
                     header = bytes;
@@ -96,7 +92,6 @@ pub fn records(file: &[u8]) -> (std::ops::Range<usize>, Vec<Record>) {
                 } else {
                     out.push(Record {
                         line: true_line(bytes.start),
-                        csv_line: line,
                         bytes,
                     });
                 }
@@ -109,7 +104,6 @@ pub fn records(file: &[u8]) -> (std::ops::Range<usize>, Vec<Record>) {
                 if !bytes.is_empty() {
                     out.push(Record {
                         line: true_line(bytes.start),
-                        csv_line: line,
                         bytes,
                     });
                 }
@@ -152,7 +146,7 @@ pub fn split(file: &[u8], max_bytes: usize) -> Result<Vec<Part>, CliError> {
     }
     parts.push(current);
     for part in &mut parts {
-        part.part_lines = records(&part.body).1.iter().map(|r| r.csv_line).collect();
+        part.part_lines = records(&part.body).1.iter().map(|r| r.line).collect();
     }
     Ok(parts)
 }
@@ -188,10 +182,10 @@ mod tests {
         assert_eq!(lines, expected, "records spanning two lines");
         let second = &parts[1];
         assert_eq!(
-            second.part_lines[0], 1,
-            "the csv reader's count, one early with CRLF"
+            second.part_lines[0], 2,
+            "the record's own line, as the service's plan gives it"
         );
-        assert_eq!(second.original_line(3), second.lines[1]);
+        assert_eq!(second.original_line(4), second.lines[1]);
     }
 
     #[test]

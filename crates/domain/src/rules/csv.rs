@@ -136,6 +136,32 @@ pub struct CsvContext {
     pub capacity: usize,
 }
 
+/// The line of `bytes` (as given to the csv reader) that a record at `position` starts on.
+/// After a CRLF the reader's position is still on the `\n`, whose line it has not counted yet.
+pub fn record_line(bytes: &[u8], position: &::csv::Position) -> u64 {
+    let at_newline = usize::try_from(position.byte())
+        .ok()
+        .and_then(|i| bytes.get(i))
+        == Some(&b'\n');
+    position.line() + u64::from(at_newline)
+}
+
+impl CsvContext {
+    /// The context of an enterprise that holds exactly `endpoints` (each existing, each
+    /// calendarId taken), with no listener services and no room for new endpoints.
+    pub fn of_endpoints<'a>(endpoints: impl IntoIterator<Item = &'a Endpoint>) -> CsvContext {
+        let mut ctx = CsvContext::default();
+        for e in endpoints {
+            if let Some(calendar) = e.profile().calendar_id() {
+                ctx.calendar_owners
+                    .insert(calendar.as_str().to_owned(), e.id().clone());
+            }
+            ctx.existing.insert(e.id().clone(), e.clone());
+        }
+        ctx
+    }
+}
+
 impl CsvUpload {
     /// Parses an upload. Fails as a whole only when it is too large or its header is wrong.
     pub fn parse(bytes: &[u8]) -> Result<CsvUpload, Error> {
@@ -162,7 +188,7 @@ impl CsvUpload {
         for record in records {
             match record {
                 Ok(record) => {
-                    let line = record.position().map_or(0, |p| p.line());
+                    let line = record.position().map_or(0, |p| record_line(bytes, p));
                     if record
                         .iter()
                         .all(|cell| cell.iter().all(u8::is_ascii_whitespace))
@@ -175,7 +201,7 @@ impl CsvUpload {
                     });
                 }
                 Err(e) => {
-                    let line = e.position().map_or(0, |p| p.line());
+                    let line = e.position().map_or(0, |p| record_line(bytes, p));
                     rows.push(Row {
                         line,
                         cells: Err(format!("unreadable row: {e}")),
@@ -472,18 +498,9 @@ mod tests {
 
     fn ctx_with(endpoints: Vec<Endpoint>) -> CsvContext {
         CsvContext {
-            calendar_owners: endpoints
-                .iter()
-                .filter_map(|e| {
-                    Some((
-                        e.profile().calendar_id()?.as_str().to_owned(),
-                        e.id().clone(),
-                    ))
-                })
-                .collect(),
-            existing: endpoints.into_iter().map(|e| (e.id().clone(), e)).collect(),
             listeners: HashSet::from([ListenerServiceId::from_trusted("ls1".into())]),
             capacity: 100,
+            ..CsvContext::of_endpoints(&endpoints)
         }
     }
 
@@ -506,6 +523,21 @@ mod tests {
         assert_eq!(p.skipped.len(), 1);
         assert_eq!(p.skipped[0].line, 3);
         assert!(p.skipped[0].reason.contains("password"), "{:?}", p.skipped);
+    }
+
+    /// Files saved on Windows end lines with CRLF; their rows keep the same line numbers.
+    #[test]
+    fn crlf_line_endings_keep_line_numbers() {
+        let lf = format!(
+            "{HEADER}\"\",\"Room A\",\"127.77.0.1\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"\n\
+             \"\",\"Room B\",\"127.77.0.2\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"\n"
+        );
+        let crlf = lf.replace('\n', "\r\n");
+        for csv in [lf, crlf] {
+            let p = plan(&csv, &ctx_with(vec![]));
+            let lines: Vec<u64> = p.skipped.iter().map(|s| s.line).collect();
+            assert_eq!(lines, [2, 3], "{csv:?}");
+        }
     }
 
     #[test]

@@ -359,21 +359,8 @@ mod tests {
 
     fn context_of(endpoints: &[Endpoint]) -> CsvContext {
         CsvContext {
-            existing: endpoints
-                .iter()
-                .map(|e| (e.id().clone(), e.clone()))
-                .collect(),
-            calendar_owners: endpoints
-                .iter()
-                .filter_map(|e| {
-                    Some((
-                        e.profile().calendar_id()?.as_str().to_owned(),
-                        e.id().clone(),
-                    ))
-                })
-                .collect(),
             listeners: HashSet::from([ListenerServiceId::from_trusted("ls1".into())]),
-            capacity: 0,
+            ..CsvContext::of_endpoints(endpoints)
         }
     }
 
