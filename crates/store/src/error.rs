@@ -78,7 +78,13 @@ impl std::fmt::Display for DbError {
     }
 }
 
-/// The connection is gone, or SQLite stayed locked past its busy timeout: try again later.
+/// How PostgreSQL words the errors of SQLSTATE class 57 (its shutdown, restart or crash
+/// recovery: `terminating connection due to administrator command`, `the database system is
+/// shutting down`, ...). diesel passes on the message, not the code.
+const POSTGRES_GOING_AWAY: [&str; 2] = ["terminating connection", "the database system is"];
+
+/// The connection is gone, the server is going down or coming up, or SQLite stayed locked
+/// past its busy timeout: try again later.
 fn is_unavailable(e: &DieselError) -> bool {
     match e {
         DieselError::DatabaseError(
@@ -87,8 +93,12 @@ fn is_unavailable(e: &DieselError) -> bool {
         ) => true,
         DieselError::DatabaseError(_, info) => {
             let m = info.message();
-            m.contains("database is locked") || m.contains("database is busy")
+            m.contains("database is locked")
+                || m.contains("database is busy")
+                || POSTGRES_GOING_AWAY.iter().any(|p| m.starts_with(p))
         }
+        // A connection that broke inside a transaction cannot roll it back.
+        DieselError::BrokenTransactionManager => true,
         _ => false,
     }
 }
@@ -118,4 +128,43 @@ pub(crate) fn is_unique_violation(
 /// `Internal`: a row the store itself wrote no longer makes sense.
 pub(crate) fn corrupt(what: impl std::fmt::Display) -> Error {
     Error::internal(format!("stored data is inconsistent: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database_error(kind: DatabaseErrorKind, message: &str) -> DieselError {
+        DieselError::DatabaseError(kind, Box::new(message.to_owned()))
+    }
+
+    #[test]
+    fn a_server_going_away_is_unavailable_and_other_failures_are_not() {
+        for message in [
+            "terminating connection due to administrator command",
+            "the database system is shutting down",
+            "the database system is starting up",
+            "database is locked",
+        ] {
+            let e = Error::from(DbError::Query(database_error(
+                DatabaseErrorKind::Unknown,
+                message,
+            )));
+            assert_eq!(
+                e.kind(),
+                roomlink_domain::ErrorKind::StorageUnavailable,
+                "{message}"
+            );
+        }
+        let broken = Error::from(DbError::Query(DieselError::BrokenTransactionManager));
+        assert_eq!(
+            broken.kind(),
+            roomlink_domain::ErrorKind::StorageUnavailable
+        );
+        let other = Error::from(DbError::Query(database_error(
+            DatabaseErrorKind::Unknown,
+            "relation \"endpoints\" does not exist",
+        )));
+        assert_eq!(other.kind(), roomlink_domain::ErrorKind::InternalError);
+    }
 }
