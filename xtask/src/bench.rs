@@ -315,7 +315,7 @@ impl Lab {
             logs,
             options,
             cores,
-            service_key: http::base64(&random_bytes(32)?),
+            service_key: crate::base64::encode(&random_bytes(32)?),
             sim_secret: hex(&random_bytes(16)?),
         })
     }
@@ -424,7 +424,7 @@ impl Lab {
     fn token(&self, roomlink: &str, username: &str) -> Result<String, String> {
         let basic = format!(
             "Basic {}",
-            http::base64(format!("{username}:{USER_PASSWORD}").as_bytes())
+            crate::base64::encode(format!("{username}:{USER_PASSWORD}").as_bytes())
         );
         let answer = http::request(
             roomlink,
@@ -549,7 +549,7 @@ impl Lab {
             big_enterprise: self.enterprise_id("bench-big")?,
             basic: format!(
                 "Basic {}",
-                http::base64(format!("bench-ops:{USER_PASSWORD}").as_bytes())
+                crate::base64::encode(format!("bench-ops:{USER_PASSWORD}").as_bytes())
             ),
             roomlink,
             roomlink_addr,

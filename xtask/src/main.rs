@@ -21,6 +21,7 @@
 use std::process::{Command, ExitCode};
 
 mod apidocs;
+mod base64;
 mod bench;
 mod boundaries;
 mod demo;
