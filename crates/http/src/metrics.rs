@@ -145,7 +145,7 @@ impl Metrics {
 pub async fn serve(state: web::Data<AppState>) -> HttpResponse {
     let text = state
         .metrics
-        .render(state.services.ports.store.pool_status());
+        .render(state.services.housekeeping.pool_status());
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(text)

@@ -75,45 +75,31 @@ async fn poll_statuses(services: Services, every: Duration) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let enterprises = match services.ports.store.enterprise_ids().await {
-            Ok(ids) => ids,
-            Err(e) => {
-                tracing::warn!(error = %e, "status poll: cannot list enterprises");
-                continue;
+        match services.control.poll_all().await {
+            Ok(failed) => {
+                for (enterprise, e) in failed {
+                    tracing::warn!(error = %e, enterprise = %enterprise, "status poll failed");
+                }
             }
-        };
-        for enterprise in enterprises {
-            if let Err(e) = services.control.poll_enterprise(&enterprise).await {
-                tracing::warn!(error = %e, enterprise = %enterprise, "status poll failed");
-            }
+            Err(e) => tracing::warn!(error = %e, "status poll: cannot list enterprises"),
         }
     }
 }
 
-/// Deletes expired tokens and paired statuses now and then. Correctness does not depend on
-/// it (every read filters by time); it only keeps the tables small.
-/// How long command and polling failures stay listed in `GET /api/failures`: an offline
-/// listener adds one every poll, so they cannot be kept forever.
-const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
-
+/// Purges expired records every five minutes (the rules: `service::housekeeping`).
 async fn housekeeping(services: Services) {
     let mut tick = tokio::time::interval(Duration::from_secs(300));
     loop {
         tick.tick().await;
-        let now = services.ports.clock.now_ms();
-        let store = &services.ports.store;
-        match (
-            store.purge_expired_tokens(now).await,
-            store.purge_expired_paired(now).await,
-            store.purge_failures(now - FAILURE_RETENTION_MS).await,
-        ) {
-            (Ok(tokens), Ok(paired), Ok(failures)) if tokens + paired + failures > 0 => {
-                tracing::info!(tokens, paired, failures, "expired records purged");
-            }
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                tracing::warn!(error = %e, "purging expired records failed")
-            }
-            _ => {}
+        match services.housekeeping.purge().await {
+            Ok(purged) if purged.total() > 0 => tracing::info!(
+                tokens = purged.tokens,
+                paired = purged.paired,
+                failures = purged.failures,
+                "expired records purged"
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "purging expired records failed"),
         }
     }
 }

@@ -175,6 +175,19 @@ impl ControlService {
             .await
     }
 
+    /// One round of status polling: every enterprise in turn ([`Self::poll_enterprise`]).
+    /// An enterprise whose poll fails does not stop the others; its error is returned with
+    /// it, for the caller to log. Fails as a whole only when the enterprises cannot be listed.
+    pub async fn poll_all(&self) -> Result<Vec<(EnterpriseId, Error)>> {
+        let mut failed = Vec::new();
+        for enterprise in self.enterprises.enterprise_ids().await? {
+            if let Err(e) = self.poll_enterprise(&enterprise).await {
+                failed.push((enterprise, e));
+            }
+        }
+        Ok(failed)
+    }
+
     /// Polls every listener of one enterprise for the state of its endpoints, one batched
     /// call per listener and page of endpoints, and stores what was observed. Walks the list
     /// a page at a time, so memory stays flat however many endpoints there are. Returns how

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod control;
 pub mod endpoints;
+pub mod housekeeping;
 pub mod listeners;
 pub mod pairing;
 pub mod snapshots;
@@ -27,10 +28,9 @@ pub struct Ports {
     pub ids: Arc<dyn IdGenerator>,
 }
 
-/// Every use case, wired once from [`Ports`].
+/// Every use case, wired once from [`Ports`]. Adapters reach the ports only through these.
 #[derive(Clone)]
 pub struct Services {
-    pub ports: Ports,
     pub auth: Arc<auth::Authenticator>,
     pub tokens: Arc<tokens::TokenService>,
     pub endpoints: Arc<endpoints::EndpointService>,
@@ -38,6 +38,7 @@ pub struct Services {
     pub control: Arc<control::ControlService>,
     pub pairing: Arc<pairing::PairingService>,
     pub admin: Arc<admin::Admin>,
+    pub housekeeping: Arc<housekeeping::Housekeeping>,
 }
 
 /// Tunable rules (from configuration).
@@ -114,8 +115,14 @@ impl Services {
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
             }),
+            housekeeping: Arc::new(housekeeping::Housekeeping {
+                tokens: store.clone(),
+                pairing: store.clone(),
+                failures: store.clone(),
+                health: store.clone(),
+                clock: ports.clock.clone(),
+            }),
             auth,
-            ports,
         }
     }
 }

@@ -53,6 +53,6 @@ pub async fn healthz() -> HttpResponse {
 
 /// The process can serve: its database answers.
 pub async fn readyz(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    state.services.ports.store.ping().await?;
+    state.services.housekeeping.ready().await?;
     Ok(HttpResponse::Ok().json(json!({ "status": "ready" })))
 }

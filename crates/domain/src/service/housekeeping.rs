@@ -1,0 +1,111 @@
+//! Housekeeping: records that stop mattering with time are deleted now and then, and the
+//! process's health as probes and metrics see it.
+//!
+//! Correctness never depends on the purge (every read filters expired tokens and paired
+//! statuses by time); it only keeps the tables small. Failures are the exception: nothing
+//! expires them, and an offline listener adds one per poll, so they are kept for
+//! [`FAILURE_RETENTION_MS`].
+
+use crate::error::Result;
+use crate::ports::{Clock, FailureStore, PairingStore, PoolStatus, StoreHealth, TokenStore};
+use std::sync::Arc;
+
+/// How long command and polling failures stay listed in `GET /api/failures`: a week.
+pub const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+pub struct Housekeeping {
+    pub tokens: Arc<dyn TokenStore>,
+    pub pairing: Arc<dyn PairingStore>,
+    pub failures: Arc<dyn FailureStore>,
+    pub health: Arc<dyn StoreHealth>,
+    pub clock: Arc<dyn Clock>,
+}
+
+/// How many records one purge deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Purged {
+    pub tokens: u64,
+    pub paired: u64,
+    pub failures: u64,
+}
+
+impl Purged {
+    pub fn total(&self) -> u64 {
+        self.tokens + self.paired + self.failures
+    }
+}
+
+impl Housekeeping {
+    /// Deletes expired access tokens, expired paired statuses and failures older than the
+    /// retention. Stops at the first storage error; the next round tries again.
+    pub async fn purge(&self) -> Result<Purged> {
+        let now = self.clock.now_ms();
+        Ok(Purged {
+            tokens: self.tokens.purge_expired_tokens(now).await?,
+            paired: self.pairing.purge_expired_paired(now).await?,
+            failures: self
+                .failures
+                .purge_failures(now - FAILURE_RETENTION_MS)
+                .await?,
+        })
+    }
+
+    /// Readiness: the database answers (`StorageUnavailable` otherwise).
+    pub async fn ready(&self) -> Result<()> {
+        self.health.ping().await
+    }
+
+    /// The connection pool's occupancy, for metrics; `None` where there is no pool.
+    pub fn pool_status(&self) -> Option<PoolStatus> {
+        self.health.pool_status()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{
+        MockClock, MockFailureStore, MockPairingStore, MockStoreHealth, MockTokenStore,
+    };
+    use mockall::predicate::eq;
+
+    const NOW: i64 = 1_800_000_000_000;
+
+    #[tokio::test]
+    async fn purges_expired_records_and_failures_past_the_retention() {
+        let mut tokens = MockTokenStore::new();
+        tokens
+            .expect_purge_expired_tokens()
+            .with(eq(NOW))
+            .return_once(|_| Ok(2));
+        let mut pairing = MockPairingStore::new();
+        pairing
+            .expect_purge_expired_paired()
+            .with(eq(NOW))
+            .return_once(|_| Ok(1));
+        let mut failures = MockFailureStore::new();
+        failures
+            .expect_purge_failures()
+            .with(eq(NOW - 7 * 24 * 3_600_000))
+            .return_once(|_| Ok(5));
+        let mut clock = MockClock::new();
+        clock.expect_now_ms().return_const(NOW);
+        let housekeeping = Housekeeping {
+            tokens: Arc::new(tokens),
+            pairing: Arc::new(pairing),
+            failures: Arc::new(failures),
+            health: Arc::new(MockStoreHealth::new()),
+            clock: Arc::new(clock),
+        };
+        let purged = housekeeping.purge().await.unwrap();
+        assert_eq!(
+            purged,
+            Purged {
+                tokens: 2,
+                paired: 1,
+                failures: 5
+            }
+        );
+        assert_eq!(purged.total(), 8);
+    }
+}
