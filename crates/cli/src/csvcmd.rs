@@ -11,8 +11,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use reqwest::Method;
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile, Field};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
-use roomlink_domain::rules::csv::{CsvContext, CsvPlan, CsvUpload, MAX_BYTES, record_line};
-use roomlink_domain::rules::{csv_export, put};
+use roomlink_domain::rules::csv::{
+    CsvContext, CsvPlan, CsvUpload, MAX_BYTES, SkipReason, record_line, restore,
+};
+use roomlink_domain::rules::put;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
@@ -52,6 +54,8 @@ pub struct RowPlan {
     /// The profile the row leads to (creates and the last update of an endpoint).
     profile: Option<EndpointProfile>,
     calendar: Option<String>,
+    /// Skipped because another endpoint holds its calendarId.
+    calendar_taken: bool,
 }
 
 impl RowPlan {
@@ -98,7 +102,7 @@ fn cells_by_line(parts: &[Part]) -> HashMap<u64, Cells> {
             let line = record.position().map_or(0, |p| record_line(body, p));
             let get = |col: Option<usize>| {
                 col.and_then(|c| record.get(c))
-                    .map(|v| csv_export::restore(String::from_utf8_lossy(v).trim()).to_owned())
+                    .map(|v| restore(String::from_utf8_lossy(v).trim()).to_owned())
                     .filter(|v| !v.is_empty())
             };
             out.insert(
@@ -292,6 +296,7 @@ fn rows(parts: &[Part], plans: &[CsvPlan]) -> Vec<RowPlan> {
             action,
             reason,
             profile: None,
+            calendar_taken: false,
         }
     };
     // The line that last planned each endpoint's update, across parts.
@@ -312,7 +317,9 @@ fn rows(parts: &[Part], plans: &[CsvPlan]) -> Vec<RowPlan> {
         }
         for skip in &plan.skipped {
             let line = part.original_line(skip.line);
-            by_line.insert(line, row(line, Action::Skip, Some(skip.reason.clone())));
+            let mut r = row(line, Action::Skip, Some(skip.reason.to_string()));
+            r.calendar_taken = matches!(skip.reason, SkipReason::CalendarTaken(_));
+            by_line.insert(line, r);
         }
     }
     let mut out = Vec::new();
@@ -353,7 +360,7 @@ fn explain_duplicates(rows: &mut [RowPlan]) {
             }
             Action::Skip => {
                 if let (Some(first), Some(reason)) = (claimed.get(&calendar), r.reason.as_mut())
-                    && reason.contains("calendarId")
+                    && r.calendar_taken
                 {
                     reason.push_str(&format!(" (duplicate of line {first} of this file)"));
                 }

@@ -5,7 +5,7 @@
 
 use roomlink::settings::Settings;
 use roomlink_domain::access::Role;
-use roomlink_domain::rules::csv_export;
+use roomlink_domain::rules::csv::{neutralize, restore};
 use roomlink_domain::secret::Secret;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -186,7 +186,7 @@ fn csv_line(cells: &[String]) -> String {
             let c = if i == 10 {
                 c.clone()
             } else {
-                csv_export::neutralize(c).into_owned()
+                neutralize(c).into_owned()
             };
             format!("\"{}\"", c.replace('"', "\"\""))
         })
@@ -315,7 +315,7 @@ fn three_megabytes_validate_upload_in_parts_and_export_losslessly() {
         let cells: Vec<String> = record
             .unwrap()
             .iter()
-            .map(|c| csv_export::restore(c).to_owned())
+            .map(|c| restore(c).to_owned())
             .collect();
         assert!(
             cells

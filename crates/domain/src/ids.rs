@@ -1,8 +1,20 @@
 //! Identifiers. Every id is an opaque string of 1 to 64 `[A-Za-z0-9_-]`; those roomlink
 //! generates are 24 lower-case hex digits (96 random bits), the shape of the predecessor's ids.
 
-use crate::endpoint::value::is_reference;
 use crate::error::Error;
+
+/// The longest id: 64 characters.
+pub const MAX_CHARS: usize = 64;
+
+/// The shape of every id (and of every field that refers to one): 1 to [`MAX_CHARS`] of
+/// `[A-Za-z0-9_-]`.
+pub fn is_well_formed(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= MAX_CHARS
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
 
 macro_rules! id_type {
     ($($(#[$meta:meta])* $name:ident = $class:literal;)*) => {$(
@@ -17,7 +29,7 @@ macro_rules! id_type {
             /// Parses an id from a path or body. A malformed id is `NotFound`, exactly as if it
             /// did not exist: a client learns nothing from the difference.
             pub fn parse(text: &str) -> Result<Self, Error> {
-                if is_reference(text) {
+                if is_well_formed(text) {
                     Ok($name(text.to_owned()))
                 } else {
                     Err(Error::not_found($class, &crate::enums::shorten(text)))

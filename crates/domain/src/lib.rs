@@ -8,7 +8,8 @@
 //! - [`ports`]: the traits adapters implement (storage, listener transport, platform identity,
 //!   clock, ids, password hashing, secret sealing).
 //! - [`service`]: the use cases, written against the ports.
-//! - [`memory`]: the in-memory reference storage adapter; [`system`]: clock and CSPRNG.
+//! - [`system`]: clock and CSPRNG.
+//! - `memory` (feature `memory`, for tests only): the in-memory reference storage adapter.
 //!
 //! Architecture invariant: this crate depends on no web framework, database driver, HTTP
 //! client or async runtime (`cargo xtask boundaries` checks it).
@@ -20,6 +21,7 @@ pub mod enums;
 pub mod error;
 pub mod ids;
 pub mod listener;
+#[cfg(any(test, feature = "memory"))]
 pub mod memory;
 pub mod pairing;
 pub mod ports;

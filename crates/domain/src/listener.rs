@@ -34,6 +34,14 @@ pub struct ListenerService {
 pub const SECRET_MIN_CHARS: usize = 16;
 pub const SECRET_MAX_CHARS: usize = 256;
 
+/// `Invalid`: a listener service cannot be deleted while endpoints name it. Every storage
+/// adapter refuses the deletion with this error, inside the transaction that counts them.
+pub fn in_use(id: &ListenerServiceId, endpoints: usize) -> Error {
+    Error::invalid(format!(
+        "listener service {id} is still used by {endpoints} endpoint(s); move or delete them first"
+    ))
+}
+
 /// Decodes a listener body (POST or PUT: omitted optional fields become null). Returns the
 /// profile and what to do with the secret (`Keep` when the body has none).
 pub fn decode_listener(

@@ -1,4 +1,5 @@
-//! The in-memory storage adapter: the reference implementation of every storage port.
+//! The in-memory storage adapter: the reference implementation of every storage port, for
+//! tests (the `memory` feature; not in the production build of the domain).
 //!
 //! It keeps the same promises as the database adapters (one contract suite checks all of
 //! them): scoping by enterprise, atomic limit checks, all-or-nothing CSV uploads. One mutex
@@ -15,7 +16,8 @@ use crate::ports::{
     CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, ListenerStore,
     PairingStore, StatusStore, StoreHealth, TokenStore, UserStore,
 };
-use crate::rules::csv::CsvContext;
+use crate::rules::csv::{CsvContext, CsvReport};
+use crate::rules::limit::EndpointLimit;
 use crate::status::{EndpointStatus, Failure};
 use crate::token::{AccessToken, TokenHash};
 use async_trait::async_trait;
@@ -292,10 +294,8 @@ impl EndpointStore for MemoryStore {
 
     async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()> {
         let mut s = self.lock()?;
-        let limit = s.enterprise(endpoint.enterprise_id())?.endpoint_limit;
-        if s.count_endpoints(endpoint.enterprise_id()) >= limit as usize {
-            return Err(Error::limit_reached(EndpointId::ENTITY_CLASS, limit));
-        }
+        let limit = EndpointLimit(s.enterprise(endpoint.enterprise_id())?.endpoint_limit);
+        limit.admit(s.count_endpoints(endpoint.enterprise_id()), 1)?;
         s.check_calendar(endpoint)?;
         s.endpoints.push(endpoint.clone());
         Ok(())
@@ -339,9 +339,10 @@ impl EndpointStore for MemoryStore {
         enterprise: &EnterpriseId,
         ids: Vec<EndpointId>,
         apply: CsvApply,
-    ) -> Result<()> {
+    ) -> Result<CsvReport> {
         let mut s = self.lock()?;
-        let limit = s.enterprise(enterprise)?.endpoint_limit as usize;
+        let limit = EndpointLimit(s.enterprise(enterprise)?.endpoint_limit);
+        let count = s.count_endpoints(enterprise);
         let wanted: HashSet<_> = ids.into_iter().collect();
         let mine = s
             .endpoints
@@ -368,7 +369,7 @@ impl EndpointStore for MemoryStore {
                 .filter(|l| l.enterprise_id == *enterprise)
                 .map(|l| l.id.clone())
                 .collect(),
-            capacity: limit.saturating_sub(s.count_endpoints(enterprise)),
+            capacity: limit.room(count),
         };
         let write = apply(ctx)?;
         // Validate everything before changing anything: all or nothing.
@@ -380,14 +381,12 @@ impl EndpointStore for MemoryStore {
                 .ok_or_else(|| updated.id().not_found())?;
             next[i] = updated;
         }
+        limit.admit(count, write.inserts.len())?;
         next.extend(write.inserts);
         let staged = State {
             endpoints: next,
             ..State::default()
         };
-        if staged.count_endpoints(enterprise) > limit {
-            return Err(Error::limit_reached(EndpointId::ENTITY_CLASS, limit as u32));
-        }
         for e in staged
             .endpoints
             .iter()
@@ -396,7 +395,7 @@ impl EndpointStore for MemoryStore {
             staged.check_calendar(e)?;
         }
         s.endpoints = staged.endpoints;
-        Ok(())
+        Ok(write.report)
     }
 }
 
@@ -459,20 +458,13 @@ impl ListenerStore for MemoryStore {
             })
             .count();
         if users > 0 {
-            return Err(listener_in_use(id, users));
+            return Err(crate::listener::in_use(id, users));
         }
         let before = s.listeners.len();
         s.listeners
             .retain(|l| !(l.enterprise_id == *enterprise && l.id == *id));
         Ok(s.listeners.len() != before)
     }
-}
-
-/// `Invalid`: a listener service cannot be deleted while endpoints name it.
-pub fn listener_in_use(id: &ListenerServiceId, endpoints: usize) -> Error {
-    Error::invalid(format!(
-        "listener service {id} is still used by {endpoints} endpoint(s); move or delete them first"
-    ))
 }
 
 #[async_trait]

@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
 use crate::listener::ListenerService;
 use crate::pairing::{PairedStatus, PairingCode};
-use crate::rules::csv::CsvContext;
+use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::dtmf::Dtmf;
 use crate::rules::join::JoinRequest;
 use crate::secret::{SealedSecret, Secret};
@@ -36,11 +36,12 @@ pub type EndpointChange = Box<dyn FnOnce(Endpoint) -> Result<Endpoint> + Send>;
 /// Turns the CSV context read inside the upload's transaction into the rows to write.
 pub type CsvApply = Box<dyn FnOnce(CsvContext) -> Result<CsvWrite> + Send>;
 
-/// The writes of one CSV upload.
+/// The writes of one CSV upload, and the report of what they do (handed back once written).
 #[derive(Debug, Default)]
 pub struct CsvWrite {
     pub inserts: Vec<Endpoint>,
     pub updates: Vec<Endpoint>,
+    pub report: CsvReport,
 }
 
 #[cfg_attr(feature = "mock", automock)]
@@ -105,7 +106,8 @@ pub trait EndpointStore: Send + Sync {
         id: &EndpointId,
     ) -> Result<Option<Endpoint>>;
     /// Inserts into the endpoint's enterprise, atomically with the limit check:
-    /// `LimitReached` at the enterprise's endpoint limit (also under concurrent inserts),
+    /// `LimitReached` at the enterprise's endpoint limit
+    /// ([`crate::rules::limit::EndpointLimit::admit`], also under concurrent inserts),
     /// `DuplicateCalendarId` if another endpoint of the enterprise has its calendarId.
     async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()>;
     /// Reads the endpoint, applies `change` and writes the result, in one transaction.
@@ -122,13 +124,16 @@ pub trait EndpointStore: Send + Sync {
     /// One CSV upload, in one transaction: reads the [`CsvContext`] for the named `ids`
     /// (existing endpoints, calendarIds in use, listener ids, remaining capacity under the
     /// limit, all consistent with the writes), calls `apply`, and writes its inserts and
-    /// updates in batched statements. If `apply` or any write fails, nothing is written.
+    /// updates in batched statements; answers the write's report once committed. If `apply`
+    /// or any write fails, nothing is written. `NotFound` for an update of an unknown id,
+    /// then `LimitReached` ([`crate::rules::limit::EndpointLimit::admit`]), then
+    /// `DuplicateCalendarId`.
     async fn bulk_put(
         &self,
         enterprise: &EnterpriseId,
         ids: Vec<EndpointId>,
         apply: CsvApply,
-    ) -> Result<()>;
+    ) -> Result<CsvReport>;
 }
 
 #[cfg_attr(feature = "mock", automock)]

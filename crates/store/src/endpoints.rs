@@ -17,7 +17,8 @@ use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
 use roomlink_domain::ports::{CsvApply, CsvWrite, EndpointChange, EndpointStore};
-use roomlink_domain::rules::csv::CsvContext;
+use roomlink_domain::rules::csv::{CsvContext, CsvReport};
+use roomlink_domain::rules::limit::EndpointLimit;
 use roomlink_domain::{Error, Result};
 use std::collections::{HashMap, HashSet};
 
@@ -101,9 +102,7 @@ impl EndpointStore for DbStore {
                 .count()
                 .get_result(c)
                 .await?;
-            if count >= limit {
-                return Err(limit_reached(limit).into());
-            }
+            EndpointLimit::from_stored(limit).admit(stored_count(count), 1)?;
             diesel::insert_into(endpoints::table)
                 .values(&row)
                 .execute(c)
@@ -174,7 +173,7 @@ impl EndpointStore for DbStore {
         enterprise: &EnterpriseId,
         ids: Vec<EndpointId>,
         apply: CsvApply,
-    ) -> Result<()> {
+    ) -> Result<CsvReport> {
         let ent = enterprise.as_str();
         let ids: Vec<&str> = ids.iter().map(EndpointId::as_str).collect();
         db_tx!(self, |c| {
@@ -183,11 +182,13 @@ impl EndpointStore for DbStore {
                 .lock_enterprise(ent)
                 .await?
                 .ok_or_else(|| no_enterprise(ent))?;
+            let limit = EndpointLimit::from_stored(limit);
             let count: i64 = endpoints::table
                 .filter(endpoints::enterprise_id.eq(ent))
                 .count()
                 .get_result(c)
                 .await?;
+            let count = stored_count(count);
             let mut existing = HashMap::new();
             for chunk in ids.chunks(IN_CHUNK) {
                 let rows: Vec<EndpointRow> = endpoints::table
@@ -213,7 +214,7 @@ impl EndpointStore for DbStore {
                 .load(c)
                 .await?;
             let known: HashSet<String> = existing.keys().map(|id| id.as_str().to_owned()).collect();
-            let write = apply(CsvContext {
+            let mut write = apply(CsvContext {
                 existing,
                 calendar_owners: calendars
                     .iter()
@@ -223,8 +224,9 @@ impl EndpointStore for DbStore {
                     .into_iter()
                     .map(ListenerServiceId::from_trusted)
                     .collect(),
-                capacity: usize::try_from(limit - count).unwrap_or(0),
+                capacity: limit.room(count),
             })?;
+            let report = std::mem::take(&mut write.report);
             let rows = CsvRows::new(enterprise, write, &calendars)?;
 
             // Check as the reference adapter does: unknown ids, then the limit, then calendarIds
@@ -250,9 +252,7 @@ impl EndpointStore for DbStore {
                     .not_found()
                     .into());
             }
-            if count + i64::try_from(rows.inserts.len()).unwrap_or(i64::MAX) > limit {
-                return Err(limit_reached(limit).into());
-            }
+            limit.admit(count, rows.inserts.len())?;
 
             // Updated endpoints give up the calendarIds they are leaving first, so that no
             // statement sees a duplicate that the finished upload would not have.
@@ -277,7 +277,7 @@ impl EndpointStore for DbStore {
                     .await
                     .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
             }
-            Ok(())
+            Ok(report)
         })
     }
 }
@@ -380,11 +380,9 @@ fn calendar_taken(e: DieselError, calendar: impl FnOnce() -> Option<String>) -> 
     }
 }
 
-fn limit_reached(limit: i64) -> Error {
-    Error::limit_reached(
-        EndpointId::ENTITY_CLASS,
-        u32::try_from(limit).unwrap_or(u32::MAX),
-    )
+/// A `COUNT(*)` as the limit rule takes it.
+fn stored_count(count: i64) -> usize {
+    usize::try_from(count).unwrap_or(usize::MAX)
 }
 
 fn no_enterprise(id: &str) -> Error {

@@ -8,8 +8,8 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
 use roomlink_domain::ids::{EnterpriseId, ListenerServiceId};
+use roomlink_domain::listener;
 use roomlink_domain::listener::ListenerService;
-use roomlink_domain::memory::listener_in_use;
 use roomlink_domain::ports::ListenerStore;
 
 #[async_trait]
@@ -86,7 +86,7 @@ impl ListenerStore for DbStore {
                 .await?;
             if users > 0 {
                 return Err(
-                    listener_in_use(id, usize::try_from(users).unwrap_or(usize::MAX)).into(),
+                    listener::in_use(id, usize::try_from(users).unwrap_or(usize::MAX)).into(),
                 );
             }
             let n = diesel::delete(

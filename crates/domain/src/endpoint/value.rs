@@ -512,18 +512,10 @@ impl TextValue for HttpUrl {
 pub struct Reference(String);
 
 impl Reference {
-    pub const MAX: usize = 64;
+    pub const MAX: usize = crate::ids::MAX_CHARS;
     pub fn as_str(&self) -> &str {
         &self.0
     }
-}
-
-pub(crate) fn is_reference(text: &str) -> bool {
-    !text.is_empty()
-        && text.len() <= Reference::MAX
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 impl TextValue for Reference {
@@ -531,7 +523,7 @@ impl TextValue for Reference {
         max_chars: Reference::MAX,
     };
     fn parse_text(field: &str, text: &str) -> Result<Self, Error> {
-        if is_reference(text) {
+        if crate::ids::is_well_formed(text) {
             Ok(Reference(text.to_owned()))
         } else {
             Err(Error::invalid(format!(

@@ -2,8 +2,9 @@
 //!
 //! - [`put`]: insert (POST) and replacement (PUT): omitted or null fields become null.
 //! - [`patch`]: the `modifiedFields` merge: omitted fields stay as they are.
-//! - [`csv`]: the bulk-load plan: create, update or skip per row, with a reason for each skip.
-//! - [`csv_export`]: the endpoints as a CSV file the bulk load reads back unchanged.
+//! - [`csv`]: the bulk-load plan (create, update or skip per row, with a reason for each
+//!   skip) and the export it reads back unchanged.
+//! - [`limit`]: the enterprise's endpoint limit, for every writer.
 //! - [`dial_style`]: an ANNEX_O endpoint's dial style cannot change.
 //! - [`dtmf`], [`join`]: parameters of control commands.
 //!
@@ -11,10 +12,10 @@
 //! use-case services seal the password and hand the result to storage.
 
 pub mod csv;
-pub mod csv_export;
 pub mod dial_style;
 pub mod dtmf;
 pub mod join;
+pub mod limit;
 pub mod patch;
 pub mod put;
 

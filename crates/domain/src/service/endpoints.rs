@@ -10,11 +10,11 @@ use crate::ids::{EndpointId, EnterpriseId};
 use crate::ports::{
     CsvWrite, EndpointStore, EnterpriseStore, IdGenerator, ListenerStore, SecretSealer,
 };
-use crate::rules::csv::{CsvPlan, CsvUpload};
+use crate::rules::csv::{CsvPlan, CsvReport, CsvUpload};
 use crate::rules::{EndpointDraft, patch, put};
 use crate::secret::{SealedSecret, SecretChange};
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 pub struct EndpointService {
     pub endpoints: Arc<dyn EndpointStore>,
@@ -24,14 +24,6 @@ pub struct EndpointService {
     pub ids: Arc<dyn IdGenerator>,
     /// Endpoints created or deleted change the status list.
     pub snapshots: Arc<StatusSnapshots>,
-}
-
-/// What a CSV upload did, for the logs (the client gets the full list).
-#[derive(Debug, Clone, Default)]
-pub struct CsvOutcome {
-    pub created: usize,
-    pub updated: usize,
-    pub skipped: Vec<crate::rules::csv::SkippedRow>,
 }
 
 impl EndpointService {
@@ -131,49 +123,41 @@ impl EndpointService {
         }
     }
 
-    /// Bulk load from CSV in one transaction; answers with the full list afterwards.
+    /// Bulk load from CSV in one transaction; answers with the full list afterwards and the
+    /// report of what the upload did.
     pub async fn bulk_put(
         &self,
         principal: &Principal,
         csv: &[u8],
-    ) -> Result<(Vec<Endpoint>, CsvOutcome)> {
+    ) -> Result<(Vec<Endpoint>, CsvReport)> {
         principal.authorize(Operation::BulkPutEndpoints, Target::Enterprise)?;
         let upload = CsvUpload::parse(csv)?;
         let enterprise = principal.enterprise_id.clone();
         let key = self.public_key(&enterprise).await?;
-        let outcome = Arc::new(Mutex::new(CsvOutcome::default()));
-        let (sealer, ids, report) = (self.sealer.clone(), self.ids.clone(), outcome.clone());
+        let (sealer, ids) = (self.sealer.clone(), self.ids.clone());
         let ids_named = upload.ids();
         let ent = enterprise.clone();
-        self.endpoints
+        let report = self
+            .endpoints
             .bulk_put(
                 &enterprise,
                 ids_named,
                 Box::new(move |ctx| {
                     let plan = upload.plan(&ctx);
-                    let write = materialize(
-                        &plan,
+                    materialize(
+                        plan,
                         &ctx.existing,
                         &ent,
                         sealer.as_ref(),
                         ids.as_ref(),
                         key.as_deref(),
-                    )?;
-                    if let Ok(mut r) = report.lock() {
-                        *r = CsvOutcome {
-                            created: write.inserts.len(),
-                            updated: write.updates.len(),
-                            skipped: plan.skipped,
-                        };
-                    }
-                    Ok(write)
+                    )
                 }),
             )
             .await?;
         self.snapshots.invalidate(&enterprise);
         let list = self.endpoints.list_endpoints(&enterprise).await?;
-        let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();
-        Ok((list, outcome))
+        Ok((list, report))
     }
 
     /// Applies a write rule. It runs once on the current row to fail fast and to learn which
@@ -256,9 +240,9 @@ fn seal_change(
     }
 }
 
-/// Turns a CSV plan into endpoints to write: new ids, sealed passwords.
+/// Turns a CSV plan into endpoints to write (new ids, sealed passwords) and its report.
 fn materialize(
-    plan: &CsvPlan,
+    plan: CsvPlan,
     existing: &std::collections::HashMap<EndpointId, Endpoint>,
     enterprise: &EnterpriseId,
     sealer: &dyn SecretSealer,
@@ -285,6 +269,7 @@ fn materialize(
             password,
         )?);
     }
+    write.report = plan.into_report();
     Ok(write)
 }
 

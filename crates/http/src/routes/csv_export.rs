@@ -1,6 +1,6 @@
 //! `GET /api/endpoints/csv`: every endpoint of the enterprise as a CSV file that the bulk load
 //! (`PUT /api/endpoints/csv`) reads back unchanged. The format and its formula guard are the
-//! domain's (`rules::csv_export`); this handler only pages through the list and streams it.
+//! domain's (`rules::csv::export`); this handler only pages through the list and streams it.
 
 use crate::AppState;
 use crate::caller::Caller;
@@ -10,7 +10,7 @@ use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};
 use roomlink_domain::endpoint::page::ListPosition;
 use roomlink_domain::error::Error;
-use roomlink_domain::rules::csv_export;
+use roomlink_domain::rules::csv::export as csv_export;
 use roomlink_domain::service::auth::Principal;
 
 /// Endpoints fetched per database round trip, as the JSON list does.

@@ -32,6 +32,7 @@ pub async fn limit_holds_under_concurrent_csv_uploads(h: &Harness) {
                         Ok(CsvWrite {
                             inserts,
                             updates: vec![],
+                            ..CsvWrite::default()
                         })
                     }),
                 )
@@ -48,6 +49,7 @@ pub async fn limit_holds_under_concurrent_csv_uploads(h: &Harness) {
     let r = bulk_write(h, &e.id, vec![], move |_| CsvWrite {
         inserts: vec![extra],
         updates: vec![],
+        ..CsvWrite::default()
     })
     .await;
     assert_eq!(kind(r), ErrorKind::LimitReached);
@@ -126,6 +128,39 @@ pub async fn csv_round_trips_every_field(h: &Harness) {
     assert_eq!(h.store.list_endpoints(&e.id).await.unwrap(), vec![updated]);
 }
 
+/// The report the apply callback returns comes back once the upload is written.
+pub async fn csv_report_comes_back_after_commit(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let new = named(h, &e, "new");
+    let report = CsvReport {
+        created: 1,
+        updated: 0,
+        skipped: vec![SkippedRow {
+            line: 3,
+            id: None,
+            reason: SkipReason::PasswordRequired,
+        }],
+    };
+    let expected = report.clone();
+    let answered = h
+        .store
+        .bulk_put(
+            &e.id,
+            vec![],
+            Box::new(move |_| {
+                Ok(CsvWrite {
+                    inserts: vec![new],
+                    updates: vec![],
+                    report,
+                })
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answered, expected);
+    assert_eq!(h.store.list_endpoints(&e.id).await.unwrap().len(), 1);
+}
+
 pub async fn csv_apply_error_writes_nothing(h: &Harness) {
     let e = enterprise(h, 10).await;
     let kept = inserted(h, named(h, &e, "kept")).await;
@@ -164,6 +199,7 @@ pub async fn csv_write_failing_midway_writes_nothing(h: &Harness) {
     let r = bulk_write(h, &e.id, vec![stored.id().clone()], move |_| CsvWrite {
         inserts,
         updates: vec![renamed],
+        ..CsvWrite::default()
     })
     .await;
     assert_eq!(kind(r), ErrorKind::DuplicateCalendarId);
@@ -191,6 +227,7 @@ pub async fn csv_unknown_update_or_over_limit_writes_nothing(h: &Harness) {
             CsvWrite {
                 inserts: vec![new],
                 updates: vec![hijack],
+                ..CsvWrite::default()
             }
         })
         .await;
@@ -212,6 +249,7 @@ pub async fn csv_unknown_update_or_over_limit_writes_nothing(h: &Harness) {
         CsvWrite {
             inserts: vec![a, b, c],
             updates: vec![],
+            ..CsvWrite::default()
         }
     })
     .await;

@@ -272,6 +272,7 @@ pub async fn duplicate_calendar_ids(h: &Harness) {
     let r = bulk_write(h, &e.id, vec![], move |_| CsvWrite {
         inserts: vec![sneaky],
         updates: vec![],
+        ..CsvWrite::default()
     })
     .await;
     assert_eq!(kind(r), ErrorKind::DuplicateCalendarId);
@@ -284,6 +285,7 @@ pub async fn duplicate_calendar_ids(h: &Harness) {
     let r = bulk_write(h, &ent, vec![], move |_| CsvWrite {
         inserts: vec![a, b],
         updates: vec![],
+        ..CsvWrite::default()
     })
     .await;
     assert_eq!(kind(r), ErrorKind::DuplicateCalendarId);

@@ -28,7 +28,7 @@ use roomlink_domain::ids::{
 use roomlink_domain::listener::{ListenerService, decode_listener};
 use roomlink_domain::pairing::{PAIRED_STATUS_TTL_MS, PairingCode};
 use roomlink_domain::ports::*;
-use roomlink_domain::rules::csv::CsvUpload;
+use roomlink_domain::rules::csv::{CsvReport, CsvUpload, SkipReason, SkippedRow};
 use roomlink_domain::rules::{patch, put};
 use roomlink_domain::secret::{Secret, SecretChange};
 use roomlink_domain::status::{EndpointStatus, Failure};
@@ -53,6 +53,7 @@ macro_rules! contract_tests {
             limit_holds_under_concurrent_inserts,
             limit_holds_under_concurrent_csv_uploads,
             csv_round_trips_every_field,
+            csv_report_comes_back_after_commit,
             csv_apply_error_writes_nothing,
             csv_write_failing_midway_writes_nothing,
             csv_unknown_update_or_over_limit_writes_nothing,
@@ -327,6 +328,7 @@ async fn upload(h: &Harness, ent: &Enterprise, csv: &str) -> Result<()> {
             }),
         )
         .await
+        .map(drop)
 }
 
 /// A `bulk_put` whose apply writes exactly `write` (built from the context's capacity).
@@ -339,6 +341,7 @@ async fn bulk_write(
     h.store
         .bulk_put(ent, ids, Box::new(move |ctx| Ok(write(&ctx))))
         .await
+        .map(drop)
 }
 
 /// Opens `n` pooled connections, so that racing tasks do not queue behind their creation.

@@ -1,0 +1,318 @@
+//! CSV export: an enterprise's endpoints in the exact form the bulk load reads back.
+//!
+//! - The header is the specification's fourteen columns in its order, then every other
+//!   endpoint field (lower-case): [`Column::export_order`].
+//! - Every value is double-quoted and formula-guarded ([`neutralize`]); rows end with CRLF
+//!   (RFC 4180). No byte-order mark.
+//! - `id` is filled (re-uploading the file updates the same endpoints); `password` is always
+//!   blank, which the upload reads as "keep the stored one".
+
+use super::columns::{Column, neutralize};
+use crate::endpoint::Endpoint;
+use crate::error::Error;
+
+/// The media type and file name the HTTP adapter answers with.
+pub const CONTENT_TYPE: &str = "text/csv; charset=utf-8";
+pub const FILE_NAME: &str = "endpoints.csv";
+
+/// The header line (with its CRLF).
+pub fn header() -> String {
+    let names: Vec<String> = Column::export_order()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    format!("{}\r\n", names.join(","))
+}
+
+/// Appends one quoted row per endpoint to `out`.
+pub fn write_rows(out: &mut Vec<u8>, endpoints: &[Endpoint]) -> Result<(), Error> {
+    let columns = Column::export_order();
+    let mut writer = ::csv::WriterBuilder::new()
+        .has_headers(false)
+        .quote_style(::csv::QuoteStyle::Always)
+        .terminator(::csv::Terminator::CRLF)
+        .from_writer(out);
+    let mut cells: Vec<String> = Vec::with_capacity(columns.len());
+    for endpoint in endpoints {
+        cells.clear();
+        for (_, column) in &columns {
+            let text = match column {
+                Column::Id => endpoint.id().as_str().to_owned(),
+                Column::Password => String::new(),
+                Column::Field(field) => endpoint.profile().text(*field),
+            };
+            cells.push(neutralize(&text).into_owned());
+        }
+        writer
+            .write_record(&cells)
+            .map_err(|e| Error::internal(format!("CSV export: {e}")))?;
+    }
+    writer
+        .flush()
+        .map_err(|e| Error::internal(format!("CSV export: {e}")))
+}
+
+/// The whole export: header and rows.
+pub fn export(endpoints: &[Endpoint]) -> Result<Vec<u8>, Error> {
+    let mut out = header().into_bytes();
+    write_rows(&mut out, endpoints)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::{EndpointProfile, Field};
+    use crate::enums::{
+        AddressStyle, CalendarType, ControlProtocol, DialStyle, MeetingPrivacyMode,
+        RegisterToSipProxy, SignalingProtocol, Toggle, ZeroTouchType,
+    };
+    use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId};
+    use crate::rules::csv::STANDARD_COLUMNS;
+    use crate::rules::csv::{CsvContext, CsvUpload};
+    use crate::secret::SecretChange;
+    use serde_json::{Value, json};
+    use std::collections::{HashMap, HashSet};
+
+    #[test]
+    fn header_is_the_export_order_with_crlf() {
+        let header = header();
+        let names: Vec<&str> = header.trim_end().split(',').collect();
+        assert_eq!(&names[..STANDARD_COLUMNS.len()], STANDARD_COLUMNS);
+        assert_eq!(names.len(), Field::ALL.len() + 2);
+        assert!(header.ends_with("\r\n"));
+    }
+
+    #[test]
+    fn rows_are_quoted_with_a_blank_password() {
+        let mut profile = EndpointProfile::default();
+        profile.set_text(Field::Name, "=HYPERLINK(\"x\")").unwrap();
+        profile.set_text(Field::Elevation, "-20.5").unwrap();
+        let e = endpoint("e1", profile);
+        let text = String::from_utf8(export(&[e]).unwrap()).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert!(
+            row.starts_with("\"e1\",\"'=HYPERLINK(\"\"x\"\")\",\"\""),
+            "{row}"
+        );
+        assert!(row.contains("\"-20.5\""), "{row}");
+        let password = STANDARD_COLUMNS
+            .iter()
+            .position(|c| *c == "password")
+            .unwrap();
+        let cells = ::csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(text.as_bytes())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(&cells[password], "");
+    }
+
+    fn endpoint(id: &str, profile: EndpointProfile) -> Endpoint {
+        Endpoint::new(
+            EndpointId::from_trusted(id.into()),
+            EnterpriseId::from_trusted("ent".into()),
+            profile,
+            None,
+        )
+        .unwrap()
+    }
+
+    /// A small deterministic generator (xorshift64*): the property test needs variety, not
+    /// cryptographic quality, and must fail the same way every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn chance(&mut self, percent: u64) -> bool {
+            self.next() % 100 < percent
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+        /// Free text that exercises quoting and the formula guard.
+        fn text(&mut self, max: usize) -> String {
+            const PIECES: [&str; 16] = [
+                "=",
+                "+",
+                "-",
+                "@",
+                "'",
+                "\"",
+                ",",
+                ";",
+                " ",
+                "Room",
+                "Zürich",
+                "会議室",
+                "A1",
+                "1",
+                "|",
+                "\\",
+            ];
+            let mut s = String::new();
+            for _ in 0..=self.below(6) {
+                s.push_str(self.pick(&PIECES));
+            }
+            if s.trim().is_empty() {
+                s.push('x');
+            }
+            s.chars().take(max).collect()
+        }
+        fn reference(&mut self) -> String {
+            format!("{}ref_{}", self.pick(&["", "-", "_"]), self.below(1000))
+        }
+        fn enum_value<T: Copy>(&mut self, all: &[T], name: fn(T) -> &'static str) -> String {
+            name(all[self.below(all.len())]).to_owned()
+        }
+    }
+
+    fn random_value(rng: &mut Rng, field: Field, index: usize) -> Value {
+        let text = match field {
+            Field::Name | Field::Username | Field::AssetId | Field::ExternalId => rng.text(255),
+            Field::Location | Field::PointOfContact => rng.text(300),
+            Field::CalendarId => format!("{}{index}@corp.example", rng.text(20)),
+            Field::IpAddress => match rng.below(3) {
+                0 => format!("127.77.{}.{}", rng.below(256), rng.below(256)),
+                1 => format!("fe80::{:x}", rng.below(65536)),
+                _ => format!("room-{}.corp.example", rng.below(1000)),
+            },
+            Field::Port => return json!(1 + rng.below(65535)),
+            Field::Elevation => return json!((rng.below(10_500) as f64 - 500.0) / 4.0),
+            Field::Geolocation => {
+                return json!({
+                    "latitude": rng.below(180) as f64 - 90.0,
+                    "longitude": (rng.below(3600) as f64 - 1800.0) / 10.0,
+                });
+            }
+            Field::CustomData => {
+                return json!({ "note": rng.text(40), "n": rng.below(100), "nested": {"a": [1, "=x"]} });
+            }
+            Field::ListenerServiceId => "ls1".to_owned(),
+            Field::AnnouncementId | Field::ContactListId => rng.reference(),
+            Field::MeshBaseUri => format!("https://mesh{}.example/-=@", rng.below(10)),
+            Field::ControlProtocol => rng.enum_value(ControlProtocol::ALL, ControlProtocol::as_str),
+            Field::SignalingProtocol => {
+                rng.enum_value(SignalingProtocol::ALL, SignalingProtocol::as_str)
+            }
+            Field::DialStyle => rng.enum_value(DialStyle::ALL, DialStyle::as_str),
+            Field::AddressStyle => rng.enum_value(AddressStyle::ALL, AddressStyle::as_str),
+            Field::CalendarType => rng.enum_value(CalendarType::ALL, CalendarType::as_str),
+            Field::AutoJoinMode
+            | Field::CalendarPushMode
+            | Field::InMeetingControls
+            | Field::ManualMeetingDialer
+            | Field::ValidatePasscodes => rng.enum_value(Toggle::ALL, Toggle::as_str),
+            Field::MeetingPrivacyMode => {
+                rng.enum_value(MeetingPrivacyMode::ALL, MeetingPrivacyMode::as_str)
+            }
+            Field::RegisterToSipProxy => {
+                rng.enum_value(RegisterToSipProxy::ALL, RegisterToSipProxy::as_str)
+            }
+            Field::ZeroTouchType => rng.enum_value(ZeroTouchType::ALL, ZeroTouchType::as_str),
+        };
+        Value::String(text)
+    }
+
+    fn random_endpoints(seed: u64, count: usize) -> Vec<Endpoint> {
+        let mut rng = Rng(seed);
+        (0..count)
+            .map(|i| {
+                let mut profile = EndpointProfile::default();
+                for field in Field::ALL {
+                    if *field == Field::Name || rng.chance(70) {
+                        let value = random_value(&mut rng, *field, i);
+                        profile
+                            .set_json(*field, &value)
+                            .unwrap_or_else(|e| panic!("{field:?} = {value}: {}", e.message()));
+                    }
+                }
+                // Ids may begin with '-' too: the guard must not break them.
+                endpoint(&format!("{}e{i:05}", rng.pick(&["", "-", "_"])), profile)
+            })
+            .collect()
+    }
+
+    fn context_of(endpoints: &[Endpoint]) -> CsvContext {
+        CsvContext {
+            listeners: HashSet::from([ListenerServiceId::from_trusted("ls1".into())]),
+            ..CsvContext::of_endpoints(endpoints)
+        }
+    }
+
+    #[test]
+    fn property_export_then_upload_changes_nothing() {
+        for seed in 1..=8u64 {
+            let endpoints = random_endpoints(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 150);
+            let file = export(&endpoints).unwrap();
+            let upload = CsvUpload::parse(&file).unwrap();
+            assert_eq!(upload.len(), endpoints.len(), "seed {seed}");
+            let plan = upload.plan(&context_of(&endpoints));
+            assert!(plan.skipped.is_empty(), "seed {seed}: {:?}", plan.skipped);
+            assert!(plan.creates.is_empty());
+            assert_eq!(plan.updates.len(), endpoints.len());
+            let stored: HashMap<_, _> = endpoints.iter().map(|e| (e.id(), e)).collect();
+            for update in &plan.updates {
+                let before = stored[&update.id];
+                assert_eq!(
+                    &update.profile,
+                    before.profile(),
+                    "seed {seed}, {}",
+                    update.id
+                );
+                assert_eq!(
+                    update.password,
+                    SecretChange::Keep,
+                    "a blank password keeps it"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn property_export_with_ids_blanked_recreates_identical_profiles() {
+        let endpoints = random_endpoints(42, 200);
+        let text = String::from_utf8(export(&endpoints).unwrap()).unwrap();
+        // Blank the id and fill the password of every row: a copy into a new enterprise.
+        let mut reader = ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes());
+        let mut writer = ::csv::WriterBuilder::new()
+            .quote_style(::csv::QuoteStyle::Always)
+            .from_writer(Vec::new());
+        for (i, record) in reader.records().enumerate() {
+            let mut cells: Vec<String> = record.unwrap().iter().map(str::to_owned).collect();
+            if i > 0 {
+                cells[0].clear();
+                cells[10] = "pw".to_owned();
+            }
+            writer.write_record(&cells).unwrap();
+        }
+        let copy = writer.into_inner().unwrap();
+        let plan = CsvUpload::parse(&copy).unwrap().plan(&CsvContext {
+            capacity: usize::MAX,
+            ..context_of(&[])
+        });
+        assert!(plan.skipped.is_empty(), "{:?}", plan.skipped);
+        let created: Vec<_> = plan.creates.iter().map(|c| &c.profile).collect();
+        let original: Vec<_> = endpoints.iter().map(Endpoint::profile).collect();
+        assert_eq!(created, original);
+    }
+
+    #[test]
+    fn an_empty_enterprise_exports_the_header_only() {
+        let file = export(&[]).unwrap();
+        assert_eq!(file, header().into_bytes());
+        assert!(CsvUpload::parse(&file).unwrap().is_empty());
+    }
+}

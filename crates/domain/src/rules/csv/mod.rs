@@ -1,0 +1,23 @@
+//! Bulk load from CSV, and the export that the bulk load reads back unchanged.
+//!
+//! - [`columns`]: the header's names and the formula guard both directions share.
+//! - [`parse`]: the size bound ([`MAX_BYTES`]), the header, each row's cells.
+//! - [`plan`]: create, update or skip per row ([`SkipReason`]), against a [`CsvContext`] read
+//!   inside the upload's transaction.
+//! - [`export`]: the endpoints as a file.
+//!
+//! The service applies the whole plan in one transaction and answers with the full list; the
+//! plan's [`CsvReport`] goes to the logs and to `roomlinkctl csv validate`.
+//!
+//! Dependencies run one way: `plan` → `parse` → `columns` ← `export`.
+
+pub mod columns;
+pub mod export;
+pub mod parse;
+pub mod plan;
+
+pub use columns::{STANDARD_COLUMNS, neutralize, restore};
+pub use parse::{CsvUpload, MAX_BYTES, MalformedRow, record_line, too_large};
+pub use plan::{
+    CsvContext, CsvPlan, CsvReport, PlannedCreate, PlannedUpdate, SkipReason, SkippedRow,
+};
