@@ -26,6 +26,8 @@ mod bench;
 mod boundaries;
 mod demo;
 mod fuzz;
+mod http;
+mod json;
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
