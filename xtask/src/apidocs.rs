@@ -10,9 +10,9 @@
 //! The throwaway service is a debug build on a temporary SQLite database at a free loopback
 //! port, stopped (SIGTERM) and removed afterwards.
 
-use crate::{cargo, project_root};
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use crate::{cargo, http, json, project_root};
+use std::io::Write;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,6 +21,8 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const PYTHON: &str = "python3.11";
 /// The major version whose command line and `schemathesis.toml` keys the task uses.
 const SCHEMATHESIS: &str = "schemathesis>=4,<5";
+/// For each request to the throwaway service.
+const HTTP_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub fn openapi() -> Result<(), String> {
     let output = Command::new(env!("CARGO"))
@@ -142,15 +144,16 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
         &format!("{password}\n"),
     )?;
     let basic = crate::base64::encode(format!("checker:{password}").as_bytes());
-    let (status, body) = http(
+    let answer = http::request(
         &service.address,
         "POST",
         "/api/auth/accesstokens",
         &[("Authorization", &format!("Basic {basic}"))],
-    )?;
-    let token = json_string(&body, "accessToken")
-        .filter(|_| status == 200)
-        .ok_or_else(|| format!("no token: {status} {body}"))?;
+        b"",
+        HTTP_TIMEOUT,
+    )?
+    .ok("create an access token")?;
+    let token = json::string_field(&answer.text(), "accessToken")?;
     let settings = project_root().join("xtask/conformance");
     let run = Command::new(PYTHON)
         .args(["-m", "schemathesis.cli", "--config-file"])
@@ -325,7 +328,9 @@ impl Throwaway {
     fn wait_until_ready(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
-            if let Ok((200, _)) = http(&self.address, "GET", "/readyz", &[]) {
+            if http::request(&self.address, "GET", "/readyz", &[], b"", HTTP_TIMEOUT)
+                .is_ok_and(|r| r.status == 200)
+            {
                 return Ok(());
             }
             if let Some(child) = self.child.as_mut()
@@ -375,60 +380,5 @@ impl Throwaway {
 impl Drop for Throwaway {
     fn drop(&mut self) {
         let _ = self.shut_down();
-    }
-}
-
-/// One HTTP/1.1 request without a body; the status and the body (not chunked: roomlink's
-/// small answers carry a length).
-fn http(
-    address: &str,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> Result<(u16, String), String> {
-    let mut stream = TcpStream::connect(address).map_err(|e| format!("{address}: {e}"))?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .map_err(|e| e.to_string())?;
-    let mut request =
-        format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        request += &format!("{name}: {value}\r\n");
-    }
-    request += "Content-Length: 0\r\n\r\n";
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text.split_once("\r\n\r\n").ok_or("no HTTP answer")?;
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("no HTTP status")?;
-    Ok((status, body.to_owned()))
-}
-
-/// The string value of `"key": "..."` in a flat JSON object (token values need no escapes).
-fn json_string(json: &str, key: &str) -> Option<String> {
-    let rest = &json[json.find(&format!("\"{key}\""))? + key.len() + 2..];
-    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
-    let rest = rest.strip_prefix('"')?;
-    Some(rest[..rest.find('"')?].to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_json_strings() {
-        assert_eq!(
-            json_string(r#"{"accessToken": "abc123", "id": "x"}"#, "accessToken").as_deref(),
-            Some("abc123")
-        );
-        assert_eq!(json_string(r#"{"accessToken":null}"#, "accessToken"), None);
     }
 }

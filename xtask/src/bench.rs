@@ -9,12 +9,12 @@
 //! Every child process is stopped when its guard drops (errors and panics included), every
 //! wait has a deadline, and all traffic stays on 127.0.0.1.
 
-mod http;
 mod pairs;
 mod procs;
 mod report;
 mod wrk;
 
+use crate::{http, json};
 use procs::{Finished, Service};
 use report::Report;
 use std::fmt::Write as _;
@@ -410,13 +410,7 @@ impl Lab {
     fn start_roomlink(&self, log: &str) -> Result<(Service, String), String> {
         let mut service =
             Service::start("roomlink", self.roomlink(&["serve"]), &self.logs.join(log))?;
-        let address = service.wait_for(SETUP_TIMEOUT, |line| {
-            if line.contains("roomlink is listening") {
-                http::json_strings(line, "address").into_iter().next()
-            } else {
-                None
-            }
-        })?;
+        let address = service.wait_for(SETUP_TIMEOUT, listening_address)?;
         wait_http(&mut service, &address, "/readyz")?;
         Ok((service, address))
     }
@@ -435,10 +429,7 @@ impl Lab {
             HTTP_TIMEOUT,
         )?
         .ok("create an access token")?;
-        http::json_strings(&answer.text(), "accessToken")
-            .into_iter()
-            .next()
-            .ok_or_else(|| format!("no accessToken in {}", answer.text()))
+        json::string_field(&answer.text(), "accessToken")
     }
 
     fn enterprise_id(&self, name: &str) -> Result<String, String> {
@@ -509,10 +500,7 @@ impl Lab {
             HTTP_TIMEOUT,
         )?
         .ok("register the simulator")?;
-        let listener_id = http::json_strings(&listener.text(), "id")
-            .into_iter()
-            .next()
-            .ok_or("no listener id")?;
+        let listener_id = json::string_field(&listener.text(), "id")?;
 
         let mut csv = String::from(
             "id,name,ipaddress,port,listenerserviceid,controlprotocol,username,password\n",
@@ -533,7 +521,7 @@ impl Lab {
             HTTP_TIMEOUT,
         )?
         .ok("load the endpoints")?;
-        let endpoint_ids = http::json_strings(&loaded.text(), "id");
+        let endpoint_ids = ids(&loaded.text())?;
         if endpoint_ids.len() != ENDPOINTS {
             return Err(format!(
                 "loading {ENDPOINTS} endpoints gave {} ids",
@@ -561,6 +549,35 @@ impl Lab {
             big_token,
         })
     }
+}
+
+/// The address of roomlink's JSON log line "roomlink is listening" (`fields.address`).
+fn listening_address(line: &str) -> Option<String> {
+    // Most lines are something else: skip them before parsing.
+    if !line.contains("roomlink is listening") {
+        return None;
+    }
+    let entry = json::parse(line).ok()?;
+    let fields = entry.get("fields")?;
+    if fields.get("message")?.as_str()? != "roomlink is listening" {
+        return None;
+    }
+    fields.get("address")?.as_str().map(str::to_owned)
+}
+
+/// The `id` of every object in a JSON array answer (endpoint lists, CSV uploads).
+fn ids(answer: &str) -> Result<Vec<String>, String> {
+    let list = json::parse(answer)?;
+    list.as_array()
+        .ok_or("the answer is not a JSON array")?
+        .iter()
+        .map(|item| {
+            item.get("id")
+                .and_then(json::Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| "an item of the answer has no string \"id\"".to_owned())
+        })
+        .collect()
 }
 
 /// Polls `path` until it answers 2xx, while the service stays up.
@@ -699,4 +716,28 @@ fn commit(root: &Path) -> String {
                 .find_map(|l| l.strip_suffix(reference).map(|id| short(id.trim_end())))
         })
         .unwrap_or_else(|| "unknown".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_listening_address_in_the_json_log() {
+        let line = r#"{"timestamp":"t","level":"INFO","fields":{"message":"roomlink is listening","address":"127.0.0.1:4321"},"target":"roomlink::commands"}"#;
+        assert_eq!(listening_address(line).as_deref(), Some("127.0.0.1:4321"));
+        let other = r#"{"fields":{"message":"migrated","note":"roomlink is listening soon","address":"x"}}"#;
+        assert_eq!(listening_address(other), None);
+        assert_eq!(listening_address("roomlink is listening (not JSON)"), None);
+    }
+
+    #[test]
+    fn ids_of_a_list_answer() {
+        let list = r#"[{"id":"a1","listenerServiceId":"x","owner":{"id":"no"}},{"id":"b2"}]"#;
+        assert_eq!(ids(list), Ok(vec!["a1".to_owned(), "b2".to_owned()]));
+        assert_eq!(ids("[]"), Ok(Vec::new()));
+        assert!(ids(r#"{"id":"a1"}"#).is_err());
+        assert!(ids(r#"[{"id":"a1"},{"name":"no id"}]"#).is_err());
+        assert!(ids(r#"[{"id":"a1"},{"id":"#).is_err());
+    }
 }

@@ -1,8 +1,9 @@
 //! Repository automation. `cargo xtask <task>`:
 //!
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the boundary check, tests.
-//! - `boundaries`: fails when `roomlink-domain` depends on a web framework, database driver,
-//!   HTTP client or async runtime.
+//! - `boundaries`: the architecture invariants: `roomlink-domain` reaches no web framework,
+//!   database driver, HTTP client or async runtime; each crate depends only on the crates its
+//!   layer allows; no import circles between the modules of a crate.
 //! - `bench [--quick] [--rounds N] [--duration SECS]`: the benchmark pairs of
 //!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
@@ -26,6 +27,8 @@ mod bench;
 mod boundaries;
 mod demo;
 mod fuzz;
+mod http;
+mod json;
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);

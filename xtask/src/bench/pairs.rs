@@ -5,9 +5,10 @@ use super::report::{Report, Row, Verdict, median, num};
 use super::wrk::{self, Load};
 use super::{
     ANON_ROLE, BENCH_DB, BIG_ROWS, CONNECTIONS, CSV_ROWS, Database, ENDPOINTS, HTTP_TIMEOUT, Lab,
-    POOL, SETUP_TIMEOUT, Setup, free_port, hex, http, psql, psql_command, room_address, sql_row_id,
+    POOL, SETUP_TIMEOUT, Setup, free_port, hex, ids, psql, psql_command, room_address, sql_row_id,
     wait_http,
 };
+use crate::{http, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -377,7 +378,7 @@ impl Lab {
             )?
             .ok("PUT /api/endpoints/csv")?;
             let elapsed = started.elapsed().as_secs_f64() * 1000.0;
-            let created = http::json_strings(&answer.text(), "id").len();
+            let created = ids(&answer.text())?.len();
             if created != CSV_ROWS {
                 return Err(format!(
                     "the CSV upload answered {created} endpoints, not {CSV_ROWS}"
@@ -660,11 +661,9 @@ impl Lab {
             done.store(true, Ordering::Relaxed);
             let _ = sampler.join();
             let streamed = streamed?.ok("GET /api/endpoints (100,000)")?;
-            let count = streamed
-                .body
-                .windows(6)
-                .filter(|w| w == b"\"id\":\"")
-                .count();
+            let count = std::str::from_utf8(&streamed.body)
+                .map_err(|e| format!("GET /api/endpoints: {e}"))
+                .and_then(json::array_len)?;
             if count != BIG_ROWS {
                 return Err(format!("the list held {count} endpoints, not {BIG_ROWS}"));
             }
