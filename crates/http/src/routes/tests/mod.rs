@@ -1,6 +1,8 @@
 //! The route table: each route declared once and either described or explicitly hidden, and
 //! actix answering exactly what the table says, with `MethodNotAllowed` listing its methods.
 
+mod enforcement;
+
 use super::table::{Access, Doc, Method};
 use super::{TABLE, by_path, configure, not_found};
 use actix_web::http::{Method as HttpMethod, StatusCode};
@@ -78,12 +80,17 @@ fn hidden_routes_are_the_public_reference_page() {
 /// states the roles of each.
 #[test]
 fn every_domain_operation_has_a_route() {
+    // Declared by the domain, but no use case authorizes it: the CSV export reads through
+    // `EndpointService::page`, which authorizes `ListEndpoints` (see `enforcement`).
+    let authorized_by_no_use_case = [access::Operation::ExportEndpoints];
     for domain_op in access::Operation::ALL {
-        assert!(
-            TABLE
-                .iter()
-                .any(|op| op.access == Access::Caller(*domain_op)),
-            "no route runs {}",
+        let routed = TABLE
+            .iter()
+            .any(|op| op.access == Access::Caller(*domain_op));
+        assert_eq!(
+            routed,
+            !authorized_by_no_use_case.contains(domain_op),
+            "{}",
             domain_op.name()
         );
     }
