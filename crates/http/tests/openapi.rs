@@ -1,5 +1,5 @@
-//! The OpenAPI document: committed copy up to date, every operation complete, every reference
-//! resolved, every field of the endpoint table in the endpoint schemas.
+//! The OpenAPI document: committed copy up to date, every operation complete with the roles it
+//! needs, every reference resolved, every field of the endpoint table in the endpoint schemas.
 //! That every route is described or explicitly hidden is the route table's own test
 //! (`src/routes/tests.rs`): the document and the actix resources are built from that table.
 
@@ -49,6 +49,25 @@ fn operations_are_complete() {
                 !public,
                 "{method} {path}: 401 exactly when credentials are needed"
             );
+            // Callers with the default credentials are those whose roles the domain checks.
+            let roles = op.get("x-roles").and_then(Value::as_array);
+            assert_eq!(
+                roles.is_some(),
+                op.get("security").is_none(),
+                "{method} {path}: roles stated exactly for callers"
+            );
+            for role in roles.into_iter().flatten() {
+                let role = role.as_str().expect("a role name");
+                assert!(
+                    roomlink_domain::access::Role::parse(role).is_ok(),
+                    "{method} {path}: {role}"
+                );
+                let description = op["description"].as_str().expect("a description");
+                assert!(
+                    description.contains("**Roles:**") && description.contains(role),
+                    "{method} {path}: the description names {role}"
+                );
+            }
             for param in op["parameters"].as_array().into_iter().flatten() {
                 if param["in"] == "path" {
                     let name = param["name"].as_str().expect("a name");

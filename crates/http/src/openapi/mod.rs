@@ -2,14 +2,16 @@
 //!
 //! Nothing here lists the operations: they are the route table's (`routes::TABLE`), each
 //! described beside its handler. What can drift is generated: the endpoint schemas come from
-//! the domain's field table, the enumerations from the domain's value lists, and every error
-//! response from the catalog (`ErrorKind`: status, code, name). `tests/openapi.rs` checks
-//! `docs/openapi.json` against [`document_json`].
+//! the domain's field table, the enumerations from the domain's value lists, every error
+//! response from the catalog (`ErrorKind`: status, code, name) and the roles of each operation
+//! from the domain's access rules. `tests/openapi.rs` checks `docs/openapi.json` against
+//! [`document_json`].
 
 mod errors;
 mod operation;
 mod params;
 mod primitives;
+mod roles;
 mod schemas;
 mod security;
 #[cfg(test)]

@@ -1,14 +1,16 @@
 //! One entry of the route table as an OpenAPI operation: parameters, request body, success
-//! and error responses, and links to the operations that take what it
+//! and error responses, the roles it needs, and links to the operations that take what it
 //! creates.
 
 use super::errors::error_references;
 use super::params::parameter;
 use super::primitives::{json_content, reference, string};
+use super::roles::{roles_allowed, roles_sentence};
 use super::security::security_of;
-use crate::routes::table::{Body, Description, Method, Operation, Param, Success};
+use crate::routes::table::{Access, Body, Description, Method, Operation, Param, Success};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder};
@@ -32,11 +34,18 @@ pub(super) fn operation(
     description: &Description,
     error_responses: &mut BTreeMap<String, Response>,
 ) -> utoipa::openapi::path::Operation {
+    let mut text = description.description.to_owned();
     let mut builder = OperationBuilder::new()
         .operation_id(Some(description.id))
         .tag(description.tag.name())
-        .summary(Some(description.summary))
-        .description(Some(description.description));
+        .summary(Some(description.summary));
+    if let Access::Caller(domain_op) = op.access {
+        let roles = roles_allowed(domain_op);
+        text = format!("{text}\n\n{}", roles_sentence(domain_op, &roles));
+        let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+        builder = builder.extensions(Some(ExtensionsBuilder::new().add("x-roles", names).build()));
+    }
+    builder = builder.description(Some(text));
     if let Some(security) = security_of(op.access) {
         builder = builder.securities(Some(security));
     }
