@@ -5,6 +5,7 @@
 //! which hold ids and tokens), statuses are HTTP codes, and listener outcomes are catalog names.
 
 use crate::AppState;
+use crate::routes::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::{HttpResponse, web};
 use roomlink_domain::ports::PoolStatus;
 use std::collections::BTreeMap;
@@ -142,7 +143,25 @@ impl Metrics {
 }
 
 /// `GET /metrics`, unauthenticated as scrapers expect: it reveals counts, never ids or secrets.
-pub async fn serve(state: web::Data<AppState>) -> HttpResponse {
+pub(crate) const SERVE: Operation = Operation {
+    method: Method::Get,
+    path: "/metrics",
+    handler: |route| route.to(serve),
+    access: Access::Public,
+    doc: Doc::Described(Description {
+        id: "metrics",
+        tag: Tag::Operations,
+        summary: "Prometheus metrics",
+        description: "Request counts and latencies by route pattern, listener command outcomes, \
+            rate-limit refusals and database pool use, in the Prometheus text format.",
+        params: &[],
+        body: Body::None,
+        success: Success::Other("text/plain"),
+        errors: &[],
+    }),
+};
+
+async fn serve(state: web::Data<AppState>) -> HttpResponse {
     let text = state
         .metrics
         .render(state.services.housekeeping.pool_status());

@@ -43,6 +43,26 @@ impl EndpointService {
         limit: usize,
     ) -> Result<EndpointPage> {
         principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
+        self.read_page(principal, after, limit).await
+    }
+
+    /// One page of the CSV export: the list's pages, authorized as `ExportEndpoints`.
+    pub async fn export_page(
+        &self,
+        principal: &Principal,
+        after: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<EndpointPage> {
+        principal.authorize(Operation::ExportEndpoints, Target::Enterprise)?;
+        self.read_page(principal, after, limit).await
+    }
+
+    async fn read_page(
+        &self,
+        principal: &Principal,
+        after: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<EndpointPage> {
         self.endpoints
             .endpoint_page(
                 &principal.enterprise_id,

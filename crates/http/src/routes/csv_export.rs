@@ -2,12 +2,14 @@
 //! (`PUT /api/endpoints/csv`) reads back unchanged. The format and its formula guard are the
 //! domain's (`rules::csv::export`); this handler only pages through the list and streams it.
 
+use super::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use crate::AppState;
 use crate::caller::Caller;
 use crate::error::ApiResult;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};
+use roomlink_domain::access::Operation as Op;
 use roomlink_domain::endpoint::page::ListPosition;
 use roomlink_domain::error::Error;
 use roomlink_domain::rules::csv::export as csv_export;
@@ -22,14 +24,33 @@ struct Walk {
     next: Option<ListPosition>,
 }
 
-pub async fn export(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+pub(super) const EXPORT: Operation = Operation {
+    method: Method::Get,
+    path: "/api/endpoints/csv",
+    handler: |route| route.to(export),
+    access: Access::Caller(Op::ExportEndpoints),
+    doc: Doc::Described(Description {
+        id: "endpoints.exportCsv",
+        tag: Tag::Endpoints,
+        summary: "Export endpoints as CSV",
+        description: "Every endpoint as a CSV attachment that `PUT /api/endpoints/csv` reads \
+            back unchanged (passwords blank). Cells a spreadsheet would run as a formula get a \
+            leading apostrophe.",
+        params: &[],
+        body: Body::None,
+        success: Success::Other("text/csv"),
+        errors: &[],
+    }),
+};
+
+async fn export(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     let principal = caller.0;
-    // The first page is read before answering, so that a refusal (the same authorization as
-    // the JSON list) or an unavailable database is still a catalog error.
+    // The first page is read before answering, so that a refusal or an unavailable database
+    // is still a catalog error.
     let first = state
         .services
         .endpoints
-        .page(&principal, None, PAGE)
+        .export_page(&principal, None, PAGE)
         .await?;
     let mut head = csv_export::header().into_bytes();
     csv_export::write_rows(&mut head, &first.endpoints)?;
@@ -56,7 +77,7 @@ pub async fn export(caller: Caller, state: web::Data<AppState>) -> ApiResult<Htt
                 .state
                 .services
                 .endpoints
-                .page(&walk.principal, Some(after), PAGE)
+                .export_page(&walk.principal, Some(after), PAGE)
                 .await?;
             let mut chunk = Vec::with_capacity(page.endpoints.len() * 256);
             csv_export::write_rows(&mut chunk, &page.endpoints)?;

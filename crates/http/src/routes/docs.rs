@@ -2,6 +2,7 @@
 //! `/api/docs/` (Swagger UI, embedded in the binary; it fetches the document from the same
 //! origin). Neither needs credentials: they describe the interface, not any tenant's data.
 
+use super::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use crate::error::ApiError;
 use crate::openapi::{self, DOCUMENT_PATH, REFERENCE_PATH};
 use actix_web::http::header::{self, ContentType};
@@ -26,22 +27,57 @@ fn reference_config() -> Arc<Config<'static>> {
         .clone()
 }
 
-pub async fn document() -> HttpResponse {
+pub(super) const DOCUMENT: Operation = Operation {
+    method: Method::Get,
+    path: DOCUMENT_PATH,
+    handler: |route| route.to(document),
+    access: Access::Public,
+    doc: Doc::Described(Description {
+        id: "openApiDocument",
+        tag: Tag::Operations,
+        summary: "This OpenAPI document",
+        description: "The OpenAPI 3.1 description of this interface. A browsable reference is \
+            served at `/api/docs/`.",
+        params: &[],
+        body: Body::None,
+        success: Success::Other("application/json"),
+        errors: &[],
+    }),
+};
+
+async fn document() -> HttpResponse {
     HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(document_json())
 }
 
+/// The reference page is a browser's page, not part of the interface: served, not described.
+pub(super) const REFERENCE_ROOT: Operation = Operation {
+    method: Method::Get,
+    path: "/api/docs",
+    handler: |route| route.to(reference_root),
+    access: Access::Public,
+    doc: Doc::Hidden,
+};
+
 /// `/api/docs` without the slash: the page's relative asset links need it.
-pub async fn reference_root() -> HttpResponse {
+async fn reference_root() -> HttpResponse {
     HttpResponse::PermanentRedirect()
         .insert_header((header::LOCATION, REFERENCE_PATH))
         .finish()
 }
 
+pub(super) const REFERENCE_FILE: Operation = Operation {
+    method: Method::Get,
+    path: "/api/docs/{file:.*}",
+    handler: |route| route.to(reference_file),
+    access: Access::Public,
+    doc: Doc::Hidden,
+};
+
 /// `/api/docs/{file}`: the page (`index.html` for an empty name) and its assets. Anything
 /// else is the catalog's `NotFound`, as for any unknown path.
-pub async fn reference_file(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn reference_file(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
     match utoipa_swagger_ui::serve(&file, reference_config()) {
         Ok(Some(found)) => Ok(HttpResponse::Ok()
             .content_type(found.content_type)

@@ -2,12 +2,15 @@
 //! memory does not grow with the enterprise; or, with `limit` and/or `cursor`, one page whose
 //! continuation is in the `X-Next-Cursor` and `Link` headers.
 
+use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::caller::{Caller, query_param};
 use crate::error::ApiResult;
 use actix_web::http::header::{self, ContentType};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
+use roomlink_domain::ErrorKind as E;
+use roomlink_domain::access::Operation as Op;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
 use roomlink_domain::error::Error;
@@ -16,7 +19,32 @@ use roomlink_domain::service::auth::Principal;
 /// Endpoints fetched per database round trip while streaming the whole list.
 const STREAM_PAGE: usize = 500;
 
-pub async fn list(
+pub(super) const LIST: Operation = Operation {
+    method: Method::Get,
+    path: "/api/endpoints",
+    handler: |route| route.to(list),
+    access: Access::Caller(Op::ListEndpoints),
+    doc: Doc::Described(Description {
+        id: "endpoints.list",
+        tag: Tag::Endpoints,
+        summary: "List endpoints",
+        description: "Every endpoint of the enterprise, as one JSON array. With `limit` and/or \
+            `cursor`, one page in a stable order; the next page's cursor is in the \
+            `X-Next-Cursor` and `Link` headers, absent on the last page.",
+        params: &[Param::Query("limit"), Param::Query("cursor")],
+        body: Body::None,
+        success: Success::JsonList("Endpoint"),
+        errors: &[E::Invalid],
+    }),
+};
+
+pub(super) const LIST_SLASH: Operation = LIST.also_at(
+    "/api/endpoints/",
+    "endpoints.listSlash",
+    "List endpoints (trailing slash)",
+);
+
+async fn list(
     caller: Caller,
     req: HttpRequest,
     state: web::Data<AppState>,

@@ -1,15 +1,42 @@
 //! `/api/endpoints`: provisioning (insert, get, replace, patch, delete, bulk CSV).
 
+use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::body::{read_csv, read_json, read_json_object};
 use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
 use actix_web::{HttpRequest, HttpResponse, web};
-use roomlink_domain::ErrorKind;
+use roomlink_domain::ErrorKind as E;
+use roomlink_domain::access::Operation as Op;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::EndpointId;
 
-pub async fn insert(
+pub(super) const INSERT: Operation = Operation {
+    method: Method::Post,
+    path: "/api/endpoints",
+    handler: |route| route.to(insert),
+    access: Access::Caller(Op::InsertEndpoint),
+    doc: Doc::Described(Description {
+        id: "endpoints.insert",
+        tag: Tag::Endpoints,
+        summary: "Create an endpoint",
+        description: "Creates an endpoint. `name` is required; the service assigns \
+            the `id` (a body with an `id` is `Invalid`). Fails with `LimitReached` once the \
+            enterprise's endpoint limit is reached.",
+        params: &[],
+        body: Body::Json("EndpointInput"),
+        success: Success::Json("Endpoint"),
+        errors: &[E::LimitReached, E::DuplicateCalendarId],
+    }),
+};
+
+pub(super) const INSERT_SLASH: Operation = INSERT.also_at(
+    "/api/endpoints/",
+    "endpoints.insertSlash",
+    "Create an endpoint (the specification's path)",
+);
+
+async fn insert(
     caller: Caller,
     req: HttpRequest,
     body: web::Payload,
@@ -20,7 +47,24 @@ pub async fn insert(
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
-pub async fn get(
+pub(super) const GET: Operation = Operation {
+    method: Method::Get,
+    path: "/api/endpoints/{id}",
+    handler: |route| route.to(get),
+    access: Access::Caller(Op::GetEndpoint),
+    doc: Doc::Described(Description {
+        id: "endpoints.get",
+        tag: Tag::Endpoints,
+        summary: "Get an endpoint",
+        description: "One endpoint; `password` is always null.",
+        params: &[Param::ENDPOINT_ID],
+        body: Body::None,
+        success: Success::Json("Endpoint"),
+        errors: &[E::NotFound],
+    }),
+};
+
+async fn get(
     caller: Caller,
     id: web::Path<String>,
     state: web::Data<AppState>,
@@ -30,8 +74,33 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
+pub(super) const REPLACE: Operation = Operation {
+    method: Method::Put,
+    path: "/api/endpoints/{id}",
+    handler: |route| route.to(replace),
+    access: Access::Caller(Op::UpdateEndpoint),
+    doc: Doc::Described(Description {
+        id: "endpoints.update",
+        tag: Tag::Endpoints,
+        summary: "Replace an endpoint",
+        description: "Every field is set to the body's value: omitted or null becomes null, \
+            the password included. A body `id` other than the path's is `Unmodifiable`, as is \
+            changing the dial style of an ANNEX_O endpoint. With `X-HTTP-Method-Override: \
+            PATCH` this is a PATCH (and the body is a PATCH body).",
+        params: &[Param::ENDPOINT_ID, Param::MethodOverride],
+        body: Body::Json("EndpointInput"),
+        success: Success::Json("Endpoint"),
+        errors: &[
+            E::NotFound,
+            E::Unmodifiable,
+            E::MethodNotAllowed,
+            E::DuplicateCalendarId,
+        ],
+    }),
+};
+
 /// `PUT /api/endpoints/{id}` replaces; with `X-HTTP-Method-Override: PATCH` it patches.
-pub async fn replace(
+async fn replace(
     caller: Caller,
     req: HttpRequest,
     id: web::Path<String>,
@@ -59,7 +128,7 @@ pub async fn replace(
         Some(other) => {
             return Err(ApiError(
                 Error::new(
-                    ErrorKind::MethodNotAllowed,
+                    E::MethodNotAllowed,
                     format!("X-HTTP-Method-Override: only PATCH is supported, not '{other}'."),
                 )
                 .with("method", other)
@@ -70,7 +139,25 @@ pub async fn replace(
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
-pub async fn patch(
+pub(super) const PATCH: Operation = Operation {
+    method: Method::Patch,
+    path: "/api/endpoints/{id}",
+    handler: |route| route.to(patch),
+    access: Access::Caller(Op::PatchEndpoint),
+    doc: Doc::Described(Description {
+        id: "endpoints.patch",
+        tag: Tag::Endpoints,
+        summary: "Patch an endpoint",
+        description: "Sets the fields named in `modifiedFields` (or in the body itself); the \
+            others stay. Answers the whole endpoint.",
+        params: &[Param::ENDPOINT_ID],
+        body: Body::Json("EndpointPatch"),
+        success: Success::Json("Endpoint"),
+        errors: &[E::NotFound, E::Unmodifiable, E::DuplicateCalendarId],
+    }),
+};
+
+async fn patch(
     caller: Caller,
     req: HttpRequest,
     id: web::Path<String>,
@@ -83,7 +170,24 @@ pub async fn patch(
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
-pub async fn delete(
+pub(super) const DELETE: Operation = Operation {
+    method: Method::Delete,
+    path: "/api/endpoints/{id}",
+    handler: |route| route.to(delete),
+    access: Access::Caller(Op::DeleteEndpoint),
+    doc: Doc::Described(Description {
+        id: "endpoints.delete",
+        tag: Tag::Endpoints,
+        summary: "Delete an endpoint",
+        description: "Deletes the endpoint, its pairing code and its status.",
+        params: &[Param::ENDPOINT_ID],
+        body: Body::None,
+        success: Success::NoContent,
+        errors: &[E::NotFound],
+    }),
+};
+
+async fn delete(
     caller: Caller,
     id: web::Path<String>,
     state: web::Data<AppState>,
@@ -93,9 +197,41 @@ pub async fn delete(
     Ok(HttpResponse::NoContent().finish())
 }
 
+pub(super) const BULK_PUT: Operation = Operation {
+    method: Method::Put,
+    path: "/api/endpoints/csv",
+    handler: |route| route.to(bulk_put),
+    access: Access::Caller(Op::BulkPutEndpoints),
+    doc: Doc::Described(Description {
+        id: "endpoints.bulkPut",
+        tag: Tag::Endpoints,
+        summary: "Bulk load endpoints from CSV",
+        description: "Bulk load from CSV: a header row (any endpoint field, any case and \
+            order; `id` and `password` included), then one row per endpoint. A blank `id` creates \
+            (a password is required), a filled `id` updates (a blank password keeps the stored \
+            one). Rows that cannot be applied are skipped; endpoints absent from the file are \
+            untouched. The upload is one transaction; the answer is the full list, as `GET \
+            /api/endpoints`. At most 1 MiB.",
+        params: &[],
+        body: Body::Csv,
+        success: Success::JsonList("Endpoint"),
+        errors: &[E::Invalid],
+    }),
+};
+
+/// The same upload by POST.
+pub(super) const BULK_POST: Operation = Operation {
+    method: Method::Post,
+    ..BULK_PUT.also_at(
+        "/api/endpoints/csv",
+        "endpoints.bulkPost",
+        "Bulk load endpoints from CSV (POST)",
+    )
+};
+
 /// `PUT` or `POST /api/endpoints/csv`: applies the upload in one transaction and answers with
 /// the full list, as the list operation does.
-pub async fn bulk_put(
+async fn bulk_put(
     caller: Caller,
     req: HttpRequest,
     body: web::Payload,
@@ -103,7 +239,7 @@ pub async fn bulk_put(
 ) -> ApiResult<HttpResponse> {
     // Checked here too (the service checks again) so a refusal comes before reading up to 1 MiB.
     caller.0.authorize(
-        roomlink_domain::access::Operation::BulkPutEndpoints,
+        Op::BulkPutEndpoints,
         roomlink_domain::access::Target::Enterprise,
     )?;
     let csv = read_csv(&req, body).await?;

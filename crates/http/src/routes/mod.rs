@@ -1,5 +1,7 @@
-//! The route table. Each resource answers its own methods; any other method is
-//! `MethodNotAllowed` naming the allowed ones, and any unknown path is `NotFound`.
+//! The route table. Each operation is declared once, beside its handler, in its area's module;
+//! [`TABLE`] orders them, [`configure`] registers them with actix and `openapi` describes
+//! them. A path answers its own methods; any other method is `MethodNotAllowed` naming the
+//! allowed ones, and any unknown path is `NotFound`.
 
 mod control;
 mod csv_export;
@@ -9,24 +11,94 @@ mod endpoints;
 mod enterprise;
 mod listeners;
 mod pairing;
+mod probes;
+pub(crate) mod table;
+#[cfg(test)]
+mod tests;
 mod tokens;
 
 use crate::error::ApiError;
 use actix_web::{HttpRequest, HttpResponse, Resource, web};
 use roomlink_domain::{Error, ErrorKind};
+use std::sync::Arc;
+use table::Operation;
+
+/// Every operation, in registration order. actix tries resources in the order they are
+/// registered, so a path comes before any pattern that also matches it
+/// (`/api/endpoints/status` and `/api/endpoints/csv` before `/api/endpoints/{id}`). A path's
+/// operations, in this order, are the `allowed` list of its `MethodNotAllowed`.
+pub(crate) const TABLE: &[Operation] = &[
+    probes::HEALTHZ,
+    probes::READYZ,
+    crate::metrics::SERVE,
+    docs::DOCUMENT,
+    docs::REFERENCE_ROOT,
+    docs::REFERENCE_FILE,
+    tokens::LIST,
+    tokens::CREATE,
+    tokens::GET,
+    tokens::DELETE,
+    endpoint_list::LIST,
+    endpoints::INSERT,
+    endpoint_list::LIST_SLASH,
+    endpoints::INSERT_SLASH,
+    control::STATUSES,
+    csv_export::EXPORT,
+    endpoints::BULK_PUT,
+    endpoints::BULK_POST,
+    endpoints::GET,
+    endpoints::REPLACE,
+    endpoints::PATCH,
+    endpoints::DELETE,
+    control::STATUS,
+    control::JOIN,
+    control::SEND_DTMF,
+    control::HANG_UP,
+    control::MUTE,
+    control::UNMUTE,
+    pairing::CURRENT,
+    pairing::VIEW,
+    pairing::PAIRED,
+    control::FAILURES,
+    control::FAILURES_SLASH,
+    enterprise::GET_SELF,
+    enterprise::UPDATE_SELF,
+    listeners::LIST,
+    listeners::CREATE,
+    listeners::GET,
+    listeners::REPLACE,
+    listeners::DELETE,
+];
+
+/// The table grouped by path, paths in first-seen order and each path's operations in table
+/// order: one actix resource per path.
+pub(crate) fn by_path() -> Vec<(&'static str, Vec<&'static Operation>)> {
+    let mut paths: Vec<(&'static str, Vec<&'static Operation>)> = Vec::new();
+    for op in TABLE {
+        match paths.iter_mut().find(|(path, _)| *path == op.path) {
+            Some((_, ops)) => ops.push(op),
+            None => paths.push((op.path, vec![op])),
+        }
+    }
+    paths
+}
 
 /// A resource at `path` that refuses methods other than those routed, listing them.
-fn resource(path: &str, allowed: &'static [&'static str]) -> Resource {
-    web::resource(path).default_service(web::to(move |req: HttpRequest| async move {
-        let method = req.method().to_string();
-        Err::<HttpResponse, _>(ApiError(
-            Error::new(
-                ErrorKind::MethodNotAllowed,
-                format!("{method} is not allowed here; use {}.", allowed.join(", ")),
-            )
-            .with("method", method)
-            .with("allowed", allowed.to_vec()),
-        ))
+fn resource(path: &str, allowed: Vec<&'static str>) -> Resource {
+    let allowed: Arc<[&'static str]> = allowed.into();
+    web::resource(path).default_service(web::to(move |req: HttpRequest| {
+        let allowed = allowed.clone();
+        async move {
+            let method = req.method().to_string();
+            Err::<HttpResponse, _>(ApiError(
+                Error::new(
+                    ErrorKind::MethodNotAllowed,
+                    format!("{method} is not allowed here; use {}.", allowed.join(", ")),
+                )
+                .with("method", method)
+                .with("allowed", allowed.to_vec()),
+            ))
+        }
     }))
 }
 
@@ -40,99 +112,11 @@ pub async fn not_found() -> Result<HttpResponse, ApiError> {
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/healthz", &["GET"]).route(web::get().to(enterprise::healthz)))
-        .service(resource("/readyz", &["GET"]).route(web::get().to(enterprise::readyz)))
-        .service(resource("/metrics", &["GET"]).route(web::get().to(crate::metrics::serve)))
-        .service(resource("/api/openapi.json", &["GET"]).route(web::get().to(docs::document)))
-        .service(resource("/api/docs", &["GET"]).route(web::get().to(docs::reference_root)))
-        .service(
-            resource("/api/docs/{file:.*}", &["GET"]).route(web::get().to(docs::reference_file)),
-        )
-        .service(
-            resource("/api/auth/accesstokens", &["GET", "POST"])
-                .route(web::post().to(tokens::create))
-                .route(web::get().to(tokens::list)),
-        )
-        .service(
-            resource("/api/auth/accesstokens/{token}", &["GET", "DELETE"])
-                .route(web::get().to(tokens::get))
-                .route(web::delete().to(tokens::delete)),
-        )
-        .service(
-            resource("/api/endpoints", &["GET", "POST"])
-                .route(web::get().to(endpoint_list::list))
-                .route(web::post().to(endpoints::insert)),
-        )
-        .service(
-            resource("/api/endpoints/", &["GET", "POST"])
-                .route(web::get().to(endpoint_list::list))
-                .route(web::post().to(endpoints::insert)),
-        )
-        .service(
-            resource("/api/endpoints/status", &["GET"]).route(web::get().to(control::statuses)),
-        )
-        .service(
-            resource("/api/endpoints/csv", &["GET", "PUT", "POST"])
-                .route(web::get().to(csv_export::export))
-                .route(web::put().to(endpoints::bulk_put))
-                .route(web::post().to(endpoints::bulk_put)),
-        )
-        .service(
-            resource("/api/endpoints/{id}", &["GET", "PUT", "PATCH", "DELETE"])
-                .route(web::get().to(endpoints::get))
-                .route(web::put().to(endpoints::replace))
-                .route(web::patch().to(endpoints::patch))
-                .route(web::delete().to(endpoints::delete)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/status", &["GET"]).route(web::get().to(control::status)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/join", &["POST"]).route(web::post().to(control::join)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/senddtmf", &["POST"])
-                .route(web::post().to(control::send_dtmf)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/hangup", &["POST"])
-                .route(web::post().to(control::hang_up)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/mutemicrophone", &["POST"])
-                .route(web::post().to(control::mute)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/unmutemicrophone", &["POST"])
-                .route(web::post().to(control::unmute)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/currentpairingcode", &["GET"])
-                .route(web::get().to(pairing::current)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/pairingcode", &["GET"])
-                .route(web::get().to(pairing::view)),
-        )
-        .service(
-            resource("/api/endpoints/{id}/paired", &["GET"]).route(web::get().to(pairing::paired)),
-        )
-        .service(resource("/api/failures", &["GET"]).route(web::get().to(control::failures)))
-        .service(resource("/api/failures/", &["GET"]).route(web::get().to(control::failures)))
-        .service(
-            resource("/api/enterprises/self", &["GET", "PUT"])
-                .route(web::get().to(enterprise::get_self))
-                .route(web::put().to(enterprise::update_self)),
-        )
-        .service(
-            resource("/api/listenerservices", &["GET", "POST"])
-                .route(web::get().to(listeners::list))
-                .route(web::post().to(listeners::create)),
-        )
-        .service(
-            resource("/api/listenerservices/{id}", &["GET", "PUT", "DELETE"])
-                .route(web::get().to(listeners::get))
-                .route(web::put().to(listeners::replace))
-                .route(web::delete().to(listeners::delete)),
-        );
+    for (path, ops) in by_path() {
+        let allowed = ops.iter().map(|op| op.method.as_str()).collect();
+        let resource = ops.iter().fold(resource(path, allowed), |resource, op| {
+            resource.route((op.handler)(web::method(op.method.actix())))
+        });
+        cfg.service(resource);
+    }
 }

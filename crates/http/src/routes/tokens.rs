@@ -1,18 +1,46 @@
 //! `/api/auth/accesstokens`: create, list, inspect, delete.
 
+use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::caller::{Caller, basic_credentials, query_param};
 use crate::error::ApiResult;
 use actix_web::{HttpRequest, HttpResponse, web};
-use roomlink_domain::Error;
+use roomlink_domain::access::Operation as Op;
 use roomlink_domain::enums::ClientDeviceType;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::tokens::{CreateOptions, TokenView};
+use roomlink_domain::{Error, ErrorKind as E};
+
+pub(super) const CREATE: Operation = Operation {
+    method: Method::Post,
+    path: "/api/auth/accesstokens",
+    handler: |route| route.to(create),
+    access: Access::TokenCreation,
+    doc: Doc::Described(Description {
+        id: "auth.createAccessToken",
+        tag: Tag::AccessTokens,
+        summary: "Create an access token",
+        description: "From Basic credentials (a service user or a companion-platform user), or \
+            from `platformaccesstoken`; with `platformaccesstoken` and `code` (an endpoint's \
+            pairing code), a Zero Touch token (ROLE_PAIRINGCODE, at most one day) limited to \
+            that endpoint. The token value is shown in this response only.",
+        params: &[
+            Param::Query("platformaccesstoken"),
+            Param::Query("code"),
+            Param::Query("duration"),
+            Param::Query("clientName"),
+            Param::Query("clientDeviceType"),
+        ],
+        body: Body::None,
+        success: Success::Json("AccessToken"),
+        errors: &[E::Invalid],
+    }),
+};
 
 /// `POST /api/auth/accesstokens`: from Basic credentials (service or platform user), or from
 /// `platformaccesstoken` (plus `code` for Zero Touch). Options: `duration`, `clientName`,
 /// `clientDeviceType`.
-pub async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     let options = CreateOptions {
         duration: query_param(&req, "duration"),
         client_name: query_param(&req, "clientName"),
@@ -42,7 +70,24 @@ pub async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<H
     Ok(HttpResponse::Ok().json(created.view()))
 }
 
-pub async fn list(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+pub(super) const LIST: Operation = Operation {
+    method: Method::Get,
+    path: "/api/auth/accesstokens",
+    handler: |route| route.to(list),
+    access: Access::Caller(Op::ListAccessTokens),
+    doc: Doc::Described(Description {
+        id: "auth.listAccessTokens",
+        tag: Tag::AccessTokens,
+        summary: "List access tokens",
+        description: "The enterprise's unexpired tokens, without their values.",
+        params: &[],
+        body: Body::None,
+        success: Success::JsonList("AccessToken"),
+        errors: &[],
+    }),
+};
+
+async fn list(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     let tokens = state.services.tokens.list(&caller.0).await?;
     let views: Vec<_> = tokens
         .iter()
@@ -51,8 +96,25 @@ pub async fn list(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpR
     Ok(HttpResponse::Ok().json(views))
 }
 
+pub(super) const GET: Operation = Operation {
+    method: Method::Get,
+    path: "/api/auth/accesstokens/{token}",
+    handler: |route| route.to(get),
+    access: Access::Caller(Op::GetAccessToken),
+    doc: Doc::Described(Description {
+        id: "auth.getAccessToken",
+        tag: Tag::AccessTokens,
+        summary: "Inspect an access token",
+        description: "One token of the enterprise, by value or by id, without its value.",
+        params: &[Param::Token],
+        body: Body::None,
+        success: Success::Json("AccessToken"),
+        errors: &[E::NotFound],
+    }),
+};
+
 /// `GET /api/auth/accesstokens/{token}`: `{token}` is a token value or a token id.
-pub async fn get(
+async fn get(
     caller: Caller,
     key: web::Path<String>,
     state: web::Data<AppState>,
@@ -64,7 +126,25 @@ pub async fn get(
     }))
 }
 
-pub async fn delete(
+pub(super) const DELETE: Operation = Operation {
+    method: Method::Delete,
+    path: "/api/auth/accesstokens/{token}",
+    handler: |route| route.to(delete),
+    access: Access::Caller(Op::DeleteAccessToken),
+    doc: Doc::Described(Description {
+        id: "auth.deleteAccessToken",
+        tag: Tag::AccessTokens,
+        summary: "Delete an access token",
+        description: "Any caller may delete its own token (a Zero Touch token unpairs so); \
+            deleting another's needs ROLE_READWRITE.",
+        params: &[Param::Token],
+        body: Body::None,
+        success: Success::NoContent,
+        errors: &[E::NotFound],
+    }),
+};
+
+async fn delete(
     caller: Caller,
     key: web::Path<String>,
     state: web::Data<AppState>,

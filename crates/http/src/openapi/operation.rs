@@ -1,0 +1,188 @@
+//! One entry of the route table as an OpenAPI operation: parameters, request body, success
+//! and error responses, the roles it needs, and links to the operations that take what it
+//! creates.
+
+use super::errors::error_references;
+use super::params::parameter;
+use super::primitives::{json_content, reference, string};
+use super::roles::{roles_allowed, roles_sentence};
+use super::security::security_of;
+use crate::routes::table::{Access, Body, Description, Method, Operation, Param, Success};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use utoipa::openapi::extensions::ExtensionsBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::link::{Link, LinkBuilder};
+use utoipa::openapi::path::{HttpMethod, OperationBuilder};
+use utoipa::openapi::request_body::{RequestBody, RequestBodyBuilder};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+use utoipa::openapi::{ContentBuilder, Required, Response, ResponseBuilder, ResponsesBuilder};
+
+pub(super) fn http_method(method: Method) -> HttpMethod {
+    match method {
+        Method::Get => HttpMethod::Get,
+        Method::Post => HttpMethod::Post,
+        Method::Put => HttpMethod::Put,
+        Method::Patch => HttpMethod::Patch,
+        Method::Delete => HttpMethod::Delete,
+    }
+}
+
+/// The operation `op` describes; its error responses go to the shared `error_responses`.
+pub(super) fn operation(
+    op: &Operation,
+    description: &Description,
+    error_responses: &mut BTreeMap<String, Response>,
+) -> utoipa::openapi::path::Operation {
+    let mut text = description.description.to_owned();
+    let mut builder = OperationBuilder::new()
+        .operation_id(Some(description.id))
+        .tag(description.tag.name())
+        .summary(Some(description.summary));
+    if let Access::Caller(domain_op) = op.access {
+        let roles = roles_allowed(domain_op);
+        text = format!("{text}\n\n{}", roles_sentence(domain_op, &roles));
+        let names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+        builder = builder.extensions(Some(ExtensionsBuilder::new().add("x-roles", names).build()));
+    }
+    builder = builder.description(Some(text));
+    if let Some(security) = security_of(op.access) {
+        builder = builder.securities(Some(security));
+    }
+    for param in description.params {
+        builder = builder.parameter(parameter(*param));
+    }
+    if let Some(body) = request_body(description.body) {
+        builder = builder.request_body(Some(body));
+    }
+    let mut responses =
+        ResponsesBuilder::new().response(success_status(description.success), success(description));
+    for (status, response) in error_references(op.access, description, error_responses) {
+        responses = responses.response(status.to_string(), response);
+    }
+    builder.responses(responses.build()).build()
+}
+
+fn request_body(body: Body) -> Option<RequestBody> {
+    match body {
+        Body::None => None,
+        Body::Json(schema) => Some(
+            RequestBodyBuilder::new()
+                .required(Some(Required::True))
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(reference(schema)))
+                        .build(),
+                )
+                .build(),
+        ),
+        Body::Csv => {
+            let text = ContentBuilder::new()
+                .schema(Some(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .description(Some("CSV text, UTF-8, at most 1 MiB."))
+                        .max_length(Some(roomlink_domain::rules::csv::MAX_BYTES)),
+                ))
+                .example(Some(Value::String(
+                    "id,name,ipaddress,port,password\r\n\"\",\"Huddle room\",\"10.1.2.3\",\"22\",\"room-secret\"\r\n"
+                        .to_owned(),
+                )))
+                .build();
+            let mut body = RequestBodyBuilder::new().required(Some(Required::True));
+            for media in crate::body::CSV_TYPES {
+                body = body.content(media, text.clone());
+            }
+            Some(body.build())
+        }
+    }
+}
+
+fn success_status(success: Success) -> &'static str {
+    match success {
+        Success::NoContent => "204",
+        Success::Json(_) | Success::JsonList(_) | Success::Other(_) => "200",
+    }
+}
+
+fn success(description: &Description) -> Response {
+    match description.success {
+        Success::NoContent => ResponseBuilder::new().description("Done.").build(),
+        Success::Json(schema) => {
+            let mut response = ResponseBuilder::new()
+                .description("OK.")
+                .content("application/json", json_content(reference(schema)));
+            for (name, link) in links_from(description.id) {
+                response = response.link(name, link);
+            }
+            response.build()
+        }
+        Success::JsonList(schema) => {
+            let mut response = ResponseBuilder::new().description("OK.").content(
+                "application/json",
+                json_content(ArrayBuilder::new().items(reference(schema)).into()),
+            );
+            if description.params.contains(&Param::Query("limit")) {
+                response = response
+                    .header(
+                        "X-Next-Cursor",
+                        HeaderBuilder::new()
+                            .schema(string())
+                            .description(Some(
+                                "The cursor of the next page; absent on the last page.",
+                            ))
+                            .build(),
+                    )
+                    .header(
+                        "Link",
+                        HeaderBuilder::new()
+                            .schema(string())
+                            .description(Some("`<...>; rel=\"next\"`: the next page's URL."))
+                            .build(),
+                    );
+            }
+            response.build()
+        }
+        Success::Other(media) => ResponseBuilder::new()
+            .description("OK.")
+            .content(
+                media,
+                ContentBuilder::new()
+                    .schema(Some(ObjectBuilder::new().schema_type(
+                        if media == "application/json" {
+                            Type::Object
+                        } else {
+                            Type::String
+                        },
+                    )))
+                    .build(),
+            )
+            .build(),
+    }
+}
+
+/// Links from an operation that creates a record to the operations taking its `id`: how
+/// clients (and test generators) go on from a created endpoint, listener, token or code.
+fn links_from(id: &str) -> Vec<(&'static str, Link)> {
+    let (param, takes_id): (&str, fn(&str) -> bool) = match id {
+        "endpoints.insert" | "endpoints.insertSlash" => ("id", |path| {
+            // `{id}/pairingcode` takes a pairing code's id, not the endpoint's.
+            path.starts_with("/api/endpoints/{id}") && !path.ends_with("/pairingcode")
+        }),
+        "listenerServices.create" => ("id", |path| path == "/api/listenerservices/{id}"),
+        "auth.createAccessToken" => ("token", |path| path == "/api/auth/accesstokens/{token}"),
+        "endpoints.currentPairingCode" => ("id", |path| path == "/api/endpoints/{id}/pairingcode"),
+        _ => return Vec::new(),
+    };
+    super::described()
+        .filter(|(target, _)| takes_id(target.path))
+        .map(|(_, target)| {
+            let link = LinkBuilder::new()
+                .operation_id(target.id)
+                .parameter(param, "$response.body#/id")
+                .build();
+            (target.id, link)
+        })
+        .collect()
+}

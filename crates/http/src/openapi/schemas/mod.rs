@@ -1,0 +1,26 @@
+//! The document's components: schemas, shared error responses and security schemes.
+
+mod endpoint;
+mod listener;
+mod records;
+
+use super::errors::error_body;
+use super::security;
+use std::collections::BTreeMap;
+use utoipa::openapi::{Components, ComponentsBuilder, Response};
+
+pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Components {
+    let mut builder =
+        security::with_schemes(ComponentsBuilder::new()).schema("ErrorBody", error_body());
+    let schemas = records::record_schemas()
+        .into_iter()
+        .chain(listener::listener_schemas())
+        .chain(endpoint::endpoint_schemas());
+    for (name, schema) in schemas {
+        builder = builder.schema(name, schema);
+    }
+    for (name, response) in error_responses {
+        builder = builder.response(name, response);
+    }
+    builder.build()
+}

@@ -1,0 +1,184 @@
+//! The schemas of the other records: probes, access tokens, statuses, pairing, failures and
+//! the enterprise.
+
+use crate::openapi::primitives::{
+    boolean, enumeration, epoch_ms, integer, object, prop, reference, string, text,
+};
+use roomlink_domain::access::Role;
+use roomlink_domain::enums::{ClientDeviceType, EndpointCapability};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+
+pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
+    let nullable_text = || text(true);
+    let roles = ArrayBuilder::new().items(enumeration(&Role::ALL.map(|r| r.as_str()), false));
+    vec![
+        (
+            "Health",
+            object(
+                "A probe's answer.",
+                vec![prop("status", enumeration(&["ok", "ready"], false), true)],
+            )
+            .into(),
+        ),
+        (
+            "AccessToken",
+            object(
+                "An access token. Zero Touch tokens carry the pairing properties too.",
+                vec![
+                    prop(
+                        "accessToken",
+                        text(true).description(Some(
+                            "The value: in the creation response only, null elsewhere.",
+                        )),
+                        true,
+                    ),
+                    prop("id", string(), true),
+                    prop("enterpriseName", string(), true),
+                    prop("creationDate", epoch_ms(), true),
+                    prop("expirationDate", epoch_ms(), true),
+                    prop("roles", roles, true),
+                    prop("clientName", nullable_text(), true),
+                    prop("creator", nullable_text(), true),
+                    prop("firstName", nullable_text(), true),
+                    prop("lastName", nullable_text(), true),
+                    prop("platformId", integer(false), false),
+                    prop("pairingCodeId", string(), false),
+                    prop("pairingCodeEndpointId", string(), false),
+                    prop(
+                        "clientDeviceType",
+                        enumeration(ClientDeviceType::NAMES, true),
+                        false,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "EndpointStatus",
+            object(
+                "An endpoint's state as last observed.",
+                vec![
+                    prop("endpointId", string(), true),
+                    prop("callActive", boolean(), true),
+                    prop("reserved", boolean(), true),
+                    prop("dialing", boolean(), true),
+                    prop("microphoneMuted", boolean(), true),
+                    prop("lastDialTimestampMillis", integer(true), true),
+                    prop(
+                        "timestamp",
+                        epoch_ms()
+                            .description(Some("When it was observed (epoch ms); 0 when never.")),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "CurrentPairingCode",
+            object(
+                "An endpoint's current pairing code.",
+                vec![prop("id", string(), true), prop("code", string(), true)],
+            )
+            .into(),
+        ),
+        (
+            "PairingCode",
+            object(
+                "A pairing code, its endpoint and what the endpoint can do.",
+                vec![
+                    prop("id", string(), true),
+                    prop("code", string(), true),
+                    prop("endpoint", reference("Endpoint"), true),
+                    prop(
+                        "endpointCapabilities",
+                        ArrayBuilder::new().items(enumeration(EndpointCapability::NAMES, false)),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "PairedStatus",
+            object(
+                "A user paired to an endpoint through a Zero Touch token.",
+                vec![
+                    prop("endpointId", string(), true),
+                    prop("username", nullable_text(), true),
+                    prop("firstName", nullable_text(), true),
+                    prop("lastName", nullable_text(), true),
+                    prop(
+                        "clientDeviceType",
+                        enumeration(ClientDeviceType::NAMES, true),
+                        true,
+                    ),
+                    prop("creationDate", epoch_ms(), true),
+                    prop("heartbeatDate", epoch_ms(), true),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "Failure",
+            object(
+                "A control failure, as the caller got it.",
+                vec![
+                    prop("id", string(), true),
+                    prop("subjectClass", string(), true),
+                    prop("subjectId", string(), true),
+                    prop("errorDate", epoch_ms(), true),
+                    prop("errorCode", integer(false), true),
+                    prop("errorName", string(), true),
+                    prop("errorMessage", string(), true),
+                    prop(
+                        "errorDetails",
+                        ObjectBuilder::new().schema_type(Type::Object),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "Enterprise",
+            object(
+                "The caller's enterprise.",
+                vec![
+                    prop("id", string(), true),
+                    prop("name", string(), true),
+                    prop("endpointLimit", integer(false), true),
+                    prop(
+                        "publicKey",
+                        text(true).description(Some(
+                            "Base64 of a 32-byte X25519 key endpoint passwords are sealed to.",
+                        )),
+                        true,
+                    ),
+                    prop(
+                        "password",
+                        ObjectBuilder::new().schema_type(Type::Null),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "EnterpriseUpdate",
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .description(Some(
+                    "Only `publicKey` is read; other properties are ignored.",
+                ))
+                .property(
+                    "publicKey",
+                    text(true).description(Some(
+                        "Base64 of a 32-byte X25519 public key; null removes the key.",
+                    )),
+                )
+                .into(),
+        ),
+    ]
+}
