@@ -1,6 +1,6 @@
 //! The OpenAPI document and what is checked against it:
 //!
-//! - `openapi`: writes `docs/openapi.json` from `roomlink_http::openapi` (the test
+//! - `openapi`: writes `docs/openapi.json` from `roomlink_http::openapi_json` (the test
 //!   `crates/http/tests/openapi.rs` fails when it is stale).
 //! - `reference-page`: renders `/api/docs/` of a throwaway service in headless Chromium, checks
 //!   that the operations are listed and writes `docs/reference-page.png`.

@@ -170,7 +170,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "enabled once rules::csv is split and ids stops using endpoint::value (issue 20)"]
     fn no_workspace_crate_has_an_import_circle() {
         let circles = import_circles(&workspace().unwrap());
         assert!(circles.is_empty(), "{}", circles.join("\n"));

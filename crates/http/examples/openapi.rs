@@ -3,5 +3,5 @@
 use std::io::Write;
 
 fn main() -> std::io::Result<()> {
-    std::io::stdout().write_all(roomlink_http::openapi::document_json().as_bytes())
+    std::io::stdout().write_all(roomlink_http::openapi_json().as_bytes())
 }

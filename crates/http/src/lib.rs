@@ -8,11 +8,13 @@ mod error;
 mod limits;
 mod metrics;
 mod observe;
-pub mod openapi;
+mod openapi;
 mod routes;
+mod table;
 
 pub use error::ApiError;
 pub use limits::{LimitOptions, Rate};
+pub use openapi::{DOCUMENT_PATH, REFERENCE_PATH};
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -20,6 +22,12 @@ use actix_web::{App, HttpServer, web};
 use roomlink_domain::service::Services;
 use std::net::TcpListener;
 use std::time::Duration;
+
+/// The OpenAPI 3.1 document of the route table as pretty JSON with a final newline, as
+/// `docs/openapi.json` holds it and `GET /api/openapi.json` serves it.
+pub fn openapi_json() -> String {
+    openapi::document_json(routes::TABLE)
+}
 
 /// What every handler can reach.
 pub struct AppState {

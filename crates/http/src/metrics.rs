@@ -5,7 +5,7 @@
 //! which hold ids and tokens), statuses are HTTP codes, and listener outcomes are catalog names.
 
 use crate::AppState;
-use crate::routes::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::{HttpResponse, web};
 use roomlink_domain::ports::PoolStatus;
 use std::collections::BTreeMap;

@@ -9,14 +9,14 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 fn document() -> Value {
-    serde_json::from_str(&roomlink_http::openapi::document_json()).expect("the document is JSON")
+    serde_json::from_str(&roomlink_http::openapi_json()).expect("the document is JSON")
 }
 
 #[test]
 fn the_committed_document_is_up_to_date() {
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json");
     let committed = std::fs::read_to_string(&committed).unwrap_or_default();
-    let current = roomlink_http::openapi::document_json();
+    let current = roomlink_http::openapi_json();
     assert!(
         committed == current,
         "docs/openapi.json is stale: run `cargo xtask openapi`"

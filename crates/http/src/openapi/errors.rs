@@ -2,7 +2,7 @@
 //! schema, and per operation the catalog entries it can answer, grouped by status.
 
 use super::primitives::{enumeration, integer, json_content, object, prop, reference, string};
-use crate::routes::table::{Access, Body, Description};
+use crate::table::{Access, Body, Description};
 use roomlink_domain::ErrorKind as E;
 use std::collections::BTreeMap;
 use utoipa::openapi::header::HeaderBuilder;

@@ -17,7 +17,7 @@ mod security;
 #[cfg(test)]
 mod tests;
 
-use crate::routes::table::{Description, Operation, Tag};
+use crate::table::{Description, Operation, Tag};
 use std::collections::BTreeMap;
 use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
@@ -36,22 +36,25 @@ per catalog entry (see the `ErrorBody` schema). Each operation lists, per status
 entries it can answer. Any path not described here is `NotFound` (404); a described path with \
 another method is `MethodNotAllowed` (405).";
 
-/// The described operations of the route table, in its order (the hidden ones left out).
-fn described() -> impl Iterator<Item = (&'static Operation, &'static Description)> {
-    crate::routes::TABLE
+/// The described operations of `table`, in its order (the hidden ones left out).
+fn described(
+    table: &'static [Operation],
+) -> impl Iterator<Item = (&'static Operation, &'static Description)> {
+    table
         .iter()
         .filter_map(|op| op.description().map(|description| (op, description)))
 }
 
-/// The whole document.
-pub fn document() -> OpenApi {
+/// The whole document of `table` (the route table: `routes::TABLE`, handed in by the crate
+/// root so that the routes can serve the document without a circle between the two).
+pub fn document(table: &'static [Operation]) -> OpenApi {
     let mut paths = Paths::new();
     let mut error_responses = BTreeMap::new();
-    for (op, description) in described() {
+    for (op, description) in described(table) {
         paths.add_path_operation(
             op.path,
             vec![operation::http_method(op.method)],
-            operation::operation(op, description, &mut error_responses),
+            operation::operation(op, description, table, &mut error_responses),
         );
     }
     OpenApiBuilder::new()
@@ -77,8 +80,8 @@ pub fn document() -> OpenApi {
 /// The document as pretty JSON with a final newline, as `docs/openapi.json` holds it (and as
 /// it is served). The builders keep declaration order, so the text only changes when the
 /// interface does.
-pub fn document_json() -> String {
-    let text = serde_json::to_string_pretty(&document()).unwrap_or_else(|e| {
+pub fn document_json(table: &'static [Operation]) -> String {
+    let text = serde_json::to_string_pretty(&document(table)).unwrap_or_else(|e| {
         // Serializing plain maps and strings cannot fail; say so rather than panic.
         format!("{{\"error\": \"the OpenAPI document could not be serialized: {e}\"}}")
     });

@@ -7,7 +7,7 @@ use super::params::parameter;
 use super::primitives::{json_content, reference, string};
 use super::roles::{roles_allowed, roles_sentence};
 use super::security::security_of;
-use crate::routes::table::{Access, Body, Description, Method, Operation, Param, Success};
+use crate::table::{Access, Body, Description, Method, Operation, Param, Success};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use utoipa::openapi::extensions::ExtensionsBuilder;
@@ -32,6 +32,7 @@ pub(super) fn http_method(method: Method) -> HttpMethod {
 pub(super) fn operation(
     op: &Operation,
     description: &Description,
+    table: &'static [Operation],
     error_responses: &mut BTreeMap<String, Response>,
 ) -> utoipa::openapi::path::Operation {
     let mut text = description.description.to_owned();
@@ -55,8 +56,10 @@ pub(super) fn operation(
     if let Some(body) = request_body(description.body) {
         builder = builder.request_body(Some(body));
     }
-    let mut responses =
-        ResponsesBuilder::new().response(success_status(description.success), success(description));
+    let mut responses = ResponsesBuilder::new().response(
+        success_status(description.success),
+        success(description, table),
+    );
     for (status, response) in error_references(op.access, description, error_responses) {
         responses = responses.response(status.to_string(), response);
     }
@@ -106,14 +109,14 @@ fn success_status(success: Success) -> &'static str {
     }
 }
 
-fn success(description: &Description) -> Response {
+fn success(description: &Description, table: &'static [Operation]) -> Response {
     match description.success {
         Success::NoContent => ResponseBuilder::new().description("Done.").build(),
         Success::Json(schema) => {
             let mut response = ResponseBuilder::new()
                 .description("OK.")
                 .content("application/json", json_content(reference(schema)));
-            for (name, link) in links_from(description.id) {
+            for (name, link) in links_from(description.id, table) {
                 response = response.link(name, link);
             }
             response.build()
@@ -164,7 +167,7 @@ fn success(description: &Description) -> Response {
 
 /// Links from an operation that creates a record to the operations taking its `id`: how
 /// clients (and test generators) go on from a created endpoint, listener, token or code.
-fn links_from(id: &str) -> Vec<(&'static str, Link)> {
+fn links_from(id: &str, table: &'static [Operation]) -> Vec<(&'static str, Link)> {
     let (param, takes_id): (&str, fn(&str) -> bool) = match id {
         "endpoints.insert" | "endpoints.insertSlash" => ("id", |path| {
             // `{id}/pairingcode` takes a pairing code's id, not the endpoint's.
@@ -175,7 +178,7 @@ fn links_from(id: &str) -> Vec<(&'static str, Link)> {
         "endpoints.currentPairingCode" => ("id", |path| path == "/api/endpoints/{id}/pairingcode"),
         _ => return Vec::new(),
     };
-    super::described()
+    super::described(table)
         .filter(|(target, _)| takes_id(target.path))
         .map(|(_, target)| {
             let link = LinkBuilder::new()

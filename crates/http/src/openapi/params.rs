@@ -2,7 +2,7 @@
 //! domain's limits and value lists.
 
 use super::primitives::{enumeration, string};
-use crate::routes::table::Param;
+use crate::table::Param;
 use roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
 use roomlink_domain::enums::{ClientDeviceType, Cluster, MeetingType};
 use roomlink_domain::rules::dtmf::MAX_TONES;

@@ -1,7 +1,7 @@
 //! How callers authenticate: the security schemes, the default requirement (a caller's token
 //! or Basic credentials) and the operations that differ from it.
 
-use crate::routes::table::Access;
+use crate::table::Access;
 use utoipa::openapi::ComponentsBuilder;
 use utoipa::openapi::security::{
     ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,

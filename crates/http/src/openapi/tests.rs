@@ -3,7 +3,7 @@
 use super::params::query;
 use super::roles::roles_allowed;
 use crate::routes::TABLE;
-use crate::routes::table::Param;
+use crate::table::Param;
 use roomlink_domain::access::{self, Access, Role, ZERO_TOUCH_SEQUENCE};
 
 #[test]

@@ -1,10 +1,10 @@
 //! Remote control (`join`, `senddtmf`, `hangup`, `mutemicrophone`, `unmutemicrophone`),
 //! endpoint status and recorded failures.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::caller::{Caller, query_param};
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;

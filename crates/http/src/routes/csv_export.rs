@@ -2,10 +2,10 @@
 //! (`PUT /api/endpoints/csv`) reads back unchanged. The format and its formula guard are the
 //! domain's (`rules::csv::export`); this handler only pages through the list and streams it.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use crate::AppState;
 use crate::caller::Caller;
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};

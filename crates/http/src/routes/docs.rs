@@ -2,9 +2,9 @@
 //! `/api/docs/` (Swagger UI, embedded in the binary; it fetches the document from the same
 //! origin). Neither needs credentials: they describe the interface, not any tenant's data.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use crate::error::ApiError;
 use crate::openapi::{self, DOCUMENT_PATH, REFERENCE_PATH};
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, web};
 use roomlink_domain::Error;
@@ -14,7 +14,7 @@ use utoipa_swagger_ui::Config;
 /// The document never changes while the process runs: built once.
 fn document_json() -> &'static str {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
-    DOCUMENT.get_or_init(openapi::document_json)
+    DOCUMENT.get_or_init(|| openapi::document_json(super::TABLE))
 }
 
 fn reference_config() -> Arc<Config<'static>> {

@@ -2,10 +2,10 @@
 //! memory does not grow with the enterprise; or, with `limit` and/or `cursor`, one page whose
 //! continuation is in the `X-Next-Cursor` and `Link` headers.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::caller::{Caller, query_param};
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::http::header::{self, ContentType};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};

@@ -1,10 +1,10 @@
 //! `/api/endpoints`: provisioning (insert, get, replace, patch, delete, bulk CSV).
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::body::{read_csv, read_json, read_json_object};
 use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;

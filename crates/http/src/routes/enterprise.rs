@@ -1,10 +1,10 @@
 //! `/api/enterprises/self`: the caller's enterprise.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use crate::AppState;
 use crate::body::read_json_object;
 use crate::caller::Caller;
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::Error;
 use roomlink_domain::access::Operation as Op;

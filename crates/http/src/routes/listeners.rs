@@ -1,10 +1,10 @@
 //! `/api/listenerservices`: listener-service records.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::body::read_json_object;
 use crate::caller::Caller;
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;

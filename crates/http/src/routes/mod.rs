@@ -1,5 +1,5 @@
-//! The route table. Each operation is declared once, beside its handler, in its area's module;
-//! [`TABLE`] orders them, [`configure`] registers them with actix and `openapi` describes
+//! The route table. Each operation is declared once, beside its handler, in its area's module
+//! (the types: [`crate::table`]); [`TABLE`] orders them, [`configure`] registers them with actix and `openapi` describes
 //! them. A path answers its own methods; any other method is `MethodNotAllowed` naming the
 //! allowed ones, and any unknown path is `NotFound`.
 
@@ -12,16 +12,15 @@ mod enterprise;
 mod listeners;
 mod pairing;
 mod probes;
-pub(crate) mod table;
 #[cfg(test)]
 mod tests;
 mod tokens;
 
 use crate::error::ApiError;
+use crate::table::Operation;
 use actix_web::{HttpRequest, HttpResponse, Resource, web};
 use roomlink_domain::{Error, ErrorKind};
 use std::sync::Arc;
-use table::Operation;
 
 /// Every operation, in registration order. actix tries resources in the order they are
 /// registered, so a path comes before any pattern that also matches it

@@ -1,9 +1,9 @@
 //! Zero Touch: an endpoint's current pairing code, the pairing-code view, who is paired.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::caller::Caller;
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpResponse, web};
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;

@@ -1,8 +1,8 @@
 //! The operational probes `/healthz` and `/readyz`.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use crate::AppState;
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::{HttpResponse, web};
 use roomlink_domain::ErrorKind as E;
 use serde_json::json;

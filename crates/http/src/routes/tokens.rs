@@ -1,9 +1,9 @@
 //! `/api/auth/accesstokens`: create, list, inspect, delete.
 
-use super::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use crate::AppState;
 use crate::caller::{Caller, basic_credentials, query_param};
 use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::enums::ClientDeviceType;

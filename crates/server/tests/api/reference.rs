@@ -21,7 +21,7 @@ async fn the_document_and_the_reference_page_are_served_without_credentials() {
             .starts_with("application/json")
     );
     let text = response.text().await.unwrap();
-    assert_eq!(text, roomlink_http::openapi::document_json());
+    assert_eq!(text, roomlink_http::openapi_json());
 
     // The page, its assets, and its configuration pointing at this origin's document.
     let page = app.request(Method::GET, "/api/docs/").send().await.unwrap();

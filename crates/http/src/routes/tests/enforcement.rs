@@ -4,7 +4,7 @@
 //! table names, so the roles the document states for it are the ones enforced.
 
 use crate::routes::TABLE;
-use crate::routes::table::{Access, Body, Param};
+use crate::table::{Access, Body, Param};
 use crate::{AppState, ServerOptions, configure};
 use actix_web::http::StatusCode;
 use actix_web::test::{TestRequest, call_service, init_service, read_body_json};

@@ -3,8 +3,8 @@
 
 mod enforcement;
 
-use super::table::{Access, Doc, Method};
 use super::{TABLE, by_path, configure, not_found};
+use crate::table::{Access, Doc, Method};
 use actix_web::http::{Method as HttpMethod, StatusCode};
 use actix_web::test::{TestRequest, call_service, init_service, read_body_json};
 use actix_web::{App, web};
