@@ -49,7 +49,14 @@ async fn upload_creates_updates_skips_and_answers_the_full_list(app: TestApp) {
     );
     let renamed = list.iter().find(|e| e["id"] == id).unwrap();
     assert_eq!(renamed["name"], "Old renamed");
-    assert!(renamed["location"].is_null() || renamed["location"] == "HQ");
+    assert_eq!(
+        renamed["location"], "HQ",
+        "a column absent from the header keeps its field"
+    );
+    assert!(
+        renamed["ipAddress"].is_null(),
+        "a present column's blank cell means null"
+    );
     let created = list
         .iter()
         .find(|e| e["name"] == "New, with comma")
