@@ -43,14 +43,14 @@ fn header_bytes(req: &ServiceRequest) -> usize {
 }
 
 /// Refuses what the limits refuse, before routing, authentication or body reading.
-fn refusal(req: &ServiceRequest, state: &AppState, now: Instant) -> Option<ApiError> {
+fn refusal(req: &ServiceRequest, state: &AppState) -> Option<ApiError> {
     let limiter = &state.limiter;
     if let Err(e) = limiter.check_headers(header_bytes(req)) {
         return Some(ApiError(e));
     }
     let address = req.peer_addr().map(|a| a.ip());
     let token = caller::token_text(req.request());
-    match limiter.admit(address, token.as_deref(), now) {
+    match limiter.admit(address, token.as_deref()) {
         Ok(()) => None,
         Err((limit, retry_after)) => {
             state.metrics.record_limited(limit.name());
@@ -67,7 +67,7 @@ pub async fn observe(
     let span = tracing::info_span!("request", request_id = %id, method = %req.method());
     let started = Instant::now();
     let state = req.app_data::<web::Data<AppState>>().cloned();
-    let refused = state.as_ref().and_then(|s| refusal(&req, s, started));
+    let refused = state.as_ref().and_then(|s| refusal(&req, s));
     let mut response = match refused {
         Some(error) => {
             let _entered = span.enter();
@@ -89,9 +89,7 @@ pub async fn observe(
         if status == 401
             && let Some(peer) = response.request().peer_addr()
         {
-            state
-                .limiter
-                .failed_authentication(peer.ip(), Instant::now());
+            state.limiter.failed_authentication(peer.ip());
         }
         let failure = response
             .response()
