@@ -96,7 +96,7 @@ pub async fn observe(
             .extensions()
             .get::<ErrorKind>()
             .map(|k| k.name());
-        let method = response.request().method().as_str();
+        let method = response.request().method();
         state
             .metrics
             .record(method, &route, status, elapsed, failure);
