@@ -20,6 +20,7 @@ use actix_web::{App, HttpServer, web};
 use roomlink_domain::service::Services;
 use std::net::TcpListener;
 use std::time::Duration;
+use tracing_actix_web::TracingLogger;
 
 /// What every handler can reach.
 pub struct AppState {
@@ -79,6 +80,8 @@ pub fn serve(
     let mut server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(observe::observe))
+            // Outermost: the request span is open for everything inside, limits included.
+            .wrap(TracingLogger::<observe::RequestSpan>::new())
             .configure(configure(state.clone()))
     })
     .shutdown_timeout(options.shutdown_timeout.as_secs())
