@@ -89,6 +89,8 @@ fn retry_after_secs(wait: Duration) -> u64 {
 /// Checks between two prunings of a keyed limiter.
 const PRUNE_EVERY: usize = 4096;
 
+type Keyed<K, C> = RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+
 /// One keyed limiter (none when its rate is off).
 ///
 /// governor keeps a state per key forever unless told otherwise. Every [`PRUNE_EVERY`] checks,
@@ -98,7 +100,7 @@ const PRUNE_EVERY: usize = 4096;
 /// in between; the map's memory is handed back only when pruning at least halved it, as a map
 /// that stays large would grow again at once.
 struct Buckets<K: Hash + Eq + Clone, C: Clock> {
-    limiter: Option<RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<C::Instant>>>,
+    limiter: Option<Keyed<K, C>>,
     checks: AtomicUsize,
 }
 
@@ -207,9 +209,7 @@ impl<C: Clock + Clone> Limiter<C> {
         }
         if let Some(token) = token {
             let key = self.token_keys.hash_one(token);
-            self.per_token
-                .check(&key)
-                .map_err(|s| (Limit::Token, s))?;
+            self.per_token.check(&key).map_err(|s| (Limit::Token, s))?;
         }
         Ok(())
     }
@@ -330,7 +330,14 @@ mod tests {
             (1e300, 1.0),
             (f64::MIN_POSITIVE, f64::INFINITY),
         ] {
-            let (l, _) = limiter(Rate { rate_per_sec, burst }, Rate::OFF, Rate::OFF);
+            let (l, _) = limiter(
+                Rate {
+                    rate_per_sec,
+                    burst,
+                },
+                Rate::OFF,
+                Rate::OFF,
+            );
             assert_eq!(l.admit(Some(IP), None), Ok(()), "{rate_per_sec} {burst}");
         }
         let (l, _) = limiter(
