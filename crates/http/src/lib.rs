@@ -22,6 +22,7 @@ use actix_web::{App, HttpServer, web};
 use roomlink_domain::service::Services;
 use std::net::TcpListener;
 use std::time::Duration;
+use tracing_actix_web::TracingLogger;
 
 /// The OpenAPI 3.1 document of the route table as pretty JSON with a final newline, as
 /// `docs/openapi.json` holds it and `GET /api/openapi.json` serves it.
@@ -87,6 +88,8 @@ pub fn serve(
     let mut server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(observe::observe))
+            // Outermost: the request span is open for everything inside, limits included.
+            .wrap(TracingLogger::<observe::RequestSpan>::new())
             .configure(configure(state.clone()))
     })
     .shutdown_timeout(options.shutdown_timeout.as_secs())

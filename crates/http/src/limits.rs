@@ -1,17 +1,24 @@
 //! Abuse limits: request rates per client address and per access token, throttling of
 //! repeated failed authentication, and a bound on request header size.
 //!
-//! Rates are token buckets kept in memory per process (several instances each apply their
-//! own). A refusal is `TooManyRequests` with `Retry-After`, decided before any password hash
-//! or database work, so a flood costs little.
+//! Rates are governor's keyed GCRA limiters (a token bucket by another name) kept in memory per
+//! process (several instances each apply their own). A refusal is `TooManyRequests` with
+//! `Retry-After`, decided before any password hash or database work, so a flood costs little.
+//! The failed-authentication throttle is our own ([`throttle`]): see there for why.
 
+mod throttle;
+
+use governor::clock::{Clock, MonotonicClock};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DashMapStateStore;
+use governor::{Quota, RateLimiter};
 use roomlink_domain::{Error, ErrorKind};
-use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hash};
 use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::Instant;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// One token bucket: `rate_per_sec` sustained, up to `burst` at once. A zero rate disables it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,6 +26,10 @@ pub struct Rate {
     pub rate_per_sec: f64,
     pub burst: f64,
 }
+
+/// governor keeps time in u64 nanoseconds and panics past them: a full bucket must refill
+/// within this, whatever the configuration says (a century is "never" for a rate limit).
+const MAX_REFILL_SECS: f64 = 100.0 * 365.0 * 86_400.0;
 
 impl Rate {
     pub const OFF: Rate = Rate {
@@ -28,6 +39,19 @@ impl Rate {
 
     fn enabled(self) -> bool {
         self.rate_per_sec > 0.0 && self.burst >= 1.0
+    }
+
+    /// The same bucket as a governor quota; `None` when the rate is off.
+    fn quota(self) -> Option<Quota> {
+        if !self.enabled() {
+            return None;
+        }
+        // A fractional burst rounds down, as a bucket can only hand out whole requests.
+        let burst = NonZeroU32::new(self.burst.min(f64::from(u32::MAX)) as u32)?;
+        let period = (1.0 / self.rate_per_sec)
+            .min(MAX_REFILL_SECS / f64::from(burst.get()))
+            .max(1e-9);
+        Quota::with_period(Duration::from_secs_f64(period)).map(|q| q.allow_burst(burst))
     }
 }
 
@@ -57,63 +81,59 @@ impl Default for LimitOptions {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    updated: Instant,
+/// Whole seconds to wait, rounded up and at least 1 (a `Retry-After: 0` invites a hot loop).
+fn retry_after_secs(wait: Duration) -> u64 {
+    (wait.as_secs_f64().ceil() as u64).max(1)
 }
 
-/// Buckets by key. Keys of full (idle) buckets are dropped when the map grows, so memory stays
-/// bounded by the number of recently active clients.
-struct Buckets<K> {
-    rate: Rate,
-    map: Mutex<HashMap<K, Bucket>>,
+/// Checks between two prunings of a keyed limiter.
+const PRUNE_EVERY: usize = 4096;
+
+type Keyed<K, C> = RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+
+/// One keyed limiter (none when its rate is off).
+///
+/// governor keeps a state per key forever unless told otherwise. Every [`PRUNE_EVERY`] checks,
+/// `retain_recent` drops the keys whose bucket is full again (for governor, a full bucket and
+/// an absent key are the same), so the map holds the clients active within one refill time plus
+/// at most `PRUNE_EVERY` newcomers. Pruning walks the map, so its cost spreads over the checks
+/// in between; the map's memory is handed back only when pruning at least halved it, as a map
+/// that stays large would grow again at once.
+struct Buckets<K: Hash + Eq + Clone, C: Clock> {
+    limiter: Option<Keyed<K, C>>,
+    checks: AtomicUsize,
 }
 
-const PRUNE_AT: usize = 10_000;
-
-impl<K: Hash + Eq + Copy> Buckets<K> {
-    fn new(rate: Rate) -> Self {
+impl<K: Hash + Eq + Clone, C: Clock + Clone> Buckets<K, C> {
+    fn new(rate: Rate, clock: &C) -> Self {
         Buckets {
-            rate,
-            map: Mutex::new(HashMap::new()),
+            limiter: rate
+                .quota()
+                .map(|quota| RateLimiter::dashmap_with_clock(quota, clock.clone())),
+            checks: AtomicUsize::new(0),
         }
     }
 
-    fn refill(&self, b: &mut Bucket, now: Instant) {
-        let elapsed = now.saturating_duration_since(b.updated).as_secs_f64();
-        b.tokens = (b.tokens + elapsed * self.rate.rate_per_sec).min(self.rate.burst);
-        b.updated = now;
-    }
-
-    /// Seconds until one token is available (at least 1), or `None` when one is there now.
-    fn wait_secs(&self, tokens: f64) -> Option<u64> {
-        (tokens < 1.0).then(|| (((1.0 - tokens) / self.rate.rate_per_sec).ceil() as u64).max(1))
-    }
-
-    /// Takes `cost` tokens (0 only looks); `Err(retry_after_secs)` when fewer than one is left.
-    fn take(&self, key: K, cost: f64, now: Instant) -> Result<(), u64> {
-        if !self.rate.enabled() {
+    /// Takes one request's token; `Err(retry_after_secs)` when the bucket is empty.
+    fn check(&self, key: &K) -> Result<(), u64> {
+        let Some(limiter) = &self.limiter else {
             return Ok(());
+        };
+        if self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            let before = limiter.len();
+            limiter.retain_recent();
+            if limiter.len() <= before / 2 {
+                limiter.shrink_to_fit();
+            }
         }
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= PRUNE_AT {
-            let rate = self.rate;
-            map.retain(|_, b| {
-                let idle = now.saturating_duration_since(b.updated).as_secs_f64();
-                b.tokens + idle * rate.rate_per_sec < rate.burst
-            });
-        }
-        let bucket = map.entry(key).or_insert(Bucket {
-            tokens: self.rate.burst,
-            updated: now,
-        });
-        self.refill(bucket, now);
-        if let Some(wait) = self.wait_secs(bucket.tokens) {
-            return Err(wait);
-        }
-        bucket.tokens -= cost;
-        Ok(())
+        limiter
+            .check_key(key)
+            .map_err(|not_until| retry_after_secs(not_until.wait_time_from(limiter.clock().now())))
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.limiter.as_ref().map_or(0, RateLimiter::len)
     }
 }
 
@@ -135,22 +155,30 @@ impl Limit {
     }
 }
 
-pub struct Limiter {
+/// The limits of one server. The clock is governor's: the monotonic one in service, a fake one
+/// that tests advance by hand.
+pub struct Limiter<C: Clock = MonotonicClock> {
     options: LimitOptions,
-    per_address: Buckets<IpAddr>,
+    per_address: Buckets<IpAddr, C>,
     /// Keyed by a keyed hash of the token, so the map holds no credential.
-    per_token: Buckets<u64>,
-    auth_failures: Buckets<IpAddr>,
+    per_token: Buckets<u64, C>,
+    auth_failures: throttle::FailureThrottle<C>,
     token_keys: RandomState,
 }
 
 impl Limiter {
     pub fn new(options: LimitOptions) -> Limiter {
+        Limiter::with_clock(options, MonotonicClock)
+    }
+}
+
+impl<C: Clock + Clone> Limiter<C> {
+    pub fn with_clock(options: LimitOptions, clock: C) -> Limiter<C> {
         Limiter {
             options,
-            per_address: Buckets::new(options.per_address),
-            per_token: Buckets::new(options.per_token),
-            auth_failures: Buckets::new(options.auth_failures),
+            per_address: Buckets::new(options.per_address, &clock),
+            per_token: Buckets::new(options.per_token, &clock),
+            auth_failures: throttle::FailureThrottle::new(options.auth_failures, clock),
             token_keys: RandomState::new(),
         }
     }
@@ -169,34 +197,27 @@ impl Limiter {
     }
 
     /// Admits a request from `address`, carrying `token` if any, or says which limit refuses.
-    pub fn admit(
-        &self,
-        address: Option<IpAddr>,
-        token: Option<&str>,
-        now: Instant,
-    ) -> Result<(), (Limit, u64)> {
+    pub fn admit(&self, address: Option<IpAddr>, token: Option<&str>) -> Result<(), (Limit, u64)> {
         if let Some(ip) = address {
             // Looking only: a throttled address is refused before its credentials are checked.
             self.auth_failures
-                .take(ip, 0.0, now)
+                .check(ip)
                 .map_err(|s| (Limit::AuthFailures, s))?;
             self.per_address
-                .take(ip, 1.0, now)
+                .check(&ip)
                 .map_err(|s| (Limit::Address, s))?;
         }
         if let Some(token) = token {
             let key = self.token_keys.hash_one(token);
-            self.per_token
-                .take(key, 1.0, now)
-                .map_err(|s| (Limit::Token, s))?;
+            self.per_token.check(&key).map_err(|s| (Limit::Token, s))?;
         }
         Ok(())
     }
 
-    /// Counts a failed authentication from `address`.
-    pub fn failed_authentication(&self, address: IpAddr, now: Instant) {
-        // The refusal, if any, comes with the next request.
-        let _ = self.auth_failures.take(address, 1.0, now);
+    /// Counts a failed authentication from `address`; the refusal, if any, comes with the next
+    /// request.
+    pub fn failed_authentication(&self, address: IpAddr) {
+        self.auth_failures.failed(address);
     }
 }
 
@@ -218,41 +239,43 @@ pub fn too_many_requests(limit: Limit, retry_after_secs: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use governor::clock::FakeRelativeClock;
 
     const IP: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
-    fn limiter(per_address: Rate, per_token: Rate, auth_failures: Rate) -> Limiter {
-        Limiter::new(LimitOptions {
+    fn limiter(
+        per_address: Rate,
+        per_token: Rate,
+        auth_failures: Rate,
+    ) -> (Limiter<FakeRelativeClock>, FakeRelativeClock) {
+        let clock = FakeRelativeClock::default();
+        let options = LimitOptions {
             per_address,
             per_token,
             auth_failures,
             max_header_bytes: 100,
-        })
+        };
+        (Limiter::with_clock(options, clock.clone()), clock)
     }
 
     #[test]
     fn a_bucket_allows_its_burst_then_refills_at_its_rate() {
-        let l = limiter(
-            Rate {
-                rate_per_sec: 2.0,
-                burst: 3.0,
-            },
-            Rate::OFF,
-            Rate::OFF,
-        );
-        let t0 = Instant::now();
+        let rate = Rate {
+            rate_per_sec: 2.0,
+            burst: 3.0,
+        };
+        let (l, clock) = limiter(rate, Rate::OFF, Rate::OFF);
         for _ in 0..3 {
-            assert_eq!(l.admit(Some(IP), None, t0), Ok(()));
+            assert_eq!(l.admit(Some(IP), None), Ok(()));
         }
-        assert_eq!(l.admit(Some(IP), None, t0), Err((Limit::Address, 1)));
+        assert_eq!(l.admit(Some(IP), None), Err((Limit::Address, 1)));
         // Half a second at 2/s refills one.
-        let t1 = t0 + Duration::from_millis(500);
-        assert_eq!(l.admit(Some(IP), None, t1), Ok(()));
-        assert!(l.admit(Some(IP), None, t1).is_err());
+        clock.advance(Duration::from_millis(500));
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
+        assert!(l.admit(Some(IP), None).is_err());
         // Another address is not affected.
         let other = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
-        assert_eq!(l.admit(Some(other), None, t1), Ok(()));
+        assert_eq!(l.admit(Some(other), None), Ok(()));
     }
 
     #[test]
@@ -261,47 +284,96 @@ mod tests {
             rate_per_sec: 0.1,
             burst: 1.0,
         };
-        let l = limiter(Rate::OFF, slow, Rate::OFF);
-        let t0 = Instant::now();
-        assert_eq!(l.admit(Some(IP), Some("a"), t0), Ok(()));
-        assert_eq!(l.admit(Some(IP), Some("a"), t0), Err((Limit::Token, 10)));
-        assert_eq!(l.admit(Some(IP), Some("b"), t0), Ok(()));
-        assert_eq!(l.admit(Some(IP), None, t0), Ok(()));
+        let (l, clock) = limiter(Rate::OFF, slow, Rate::OFF);
+        assert_eq!(l.admit(Some(IP), Some("a")), Ok(()));
+        assert_eq!(l.admit(Some(IP), Some("a")), Err((Limit::Token, 10)));
+        clock.advance(Duration::from_millis(2500));
+        assert_eq!(l.admit(Some(IP), Some("a")), Err((Limit::Token, 8)));
+        assert_eq!(l.admit(Some(IP), Some("b")), Ok(()));
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
     }
 
     #[test]
     fn failed_authentications_throttle_the_address_only_once_spent() {
-        let l = limiter(
-            Rate::OFF,
-            Rate::OFF,
-            Rate {
-                rate_per_sec: 1.0 / 60.0,
-                burst: 2.0,
-            },
-        );
-        let t0 = Instant::now();
-        assert_eq!(l.admit(Some(IP), None, t0), Ok(()));
-        l.failed_authentication(IP, t0);
-        assert_eq!(l.admit(Some(IP), None, t0), Ok(()));
-        l.failed_authentication(IP, t0);
-        assert_eq!(l.admit(Some(IP), None, t0), Err((Limit::AuthFailures, 60)));
-        assert_eq!(
-            l.admit(Some(IP), None, t0 + Duration::from_secs(60)),
-            Ok(())
-        );
+        let per_minute = Rate {
+            rate_per_sec: 1.0 / 60.0,
+            burst: 2.0,
+        };
+        let (l, clock) = limiter(Rate::OFF, Rate::OFF, per_minute);
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
+        l.failed_authentication(IP);
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
+        l.failed_authentication(IP);
+        assert_eq!(l.admit(Some(IP), None), Err((Limit::AuthFailures, 60)));
+        clock.advance(Duration::from_secs(60));
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
     }
 
     #[test]
     fn header_bound_and_disabled_limits() {
         let l = Limiter::new(LimitOptions::default());
-        let t0 = Instant::now();
         for _ in 0..1000 {
-            assert_eq!(l.admit(Some(IP), Some("t"), t0), Ok(()));
+            assert_eq!(l.admit(Some(IP), Some("t")), Ok(()));
         }
         assert!(l.check_headers(1 << 20).is_ok());
-        let l = limiter(Rate::OFF, Rate::OFF, Rate::OFF);
+        let (l, _) = limiter(Rate::OFF, Rate::OFF, Rate::OFF);
         assert!(l.check_headers(100).is_ok());
         let e = l.check_headers(101).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::RequestHeaderFieldsTooLarge);
+    }
+
+    #[test]
+    fn extreme_rates_neither_panic_nor_switch_the_limit_off() {
+        for (rate_per_sec, burst) in [
+            (1e-300, 1.0),
+            (1e-300, 4e9),
+            (1e300, 1.0),
+            (f64::MIN_POSITIVE, f64::INFINITY),
+        ] {
+            let (l, _) = limiter(
+                Rate {
+                    rate_per_sec,
+                    burst,
+                },
+                Rate::OFF,
+                Rate::OFF,
+            );
+            assert_eq!(l.admit(Some(IP), None), Ok(()), "{rate_per_sec} {burst}");
+        }
+        let (l, _) = limiter(
+            Rate {
+                rate_per_sec: 1e-300,
+                burst: 1.0,
+            },
+            Rate::OFF,
+            Rate::OFF,
+        );
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
+        assert!(l.admit(Some(IP), None).is_err());
+        for off in [f64::NAN, 0.0, -1.0] {
+            let rate = Rate {
+                rate_per_sec: off,
+                burst: 1.0,
+            };
+            assert_eq!(rate.quota(), None);
+        }
+    }
+
+    #[test]
+    fn idle_keys_are_pruned_so_memory_stays_bounded() {
+        let rate = Rate {
+            rate_per_sec: 10.0,
+            burst: 5.0,
+        };
+        let (l, clock) = limiter(rate, Rate::OFF, Rate::OFF);
+        for i in 0..PRUNE_EVERY as u32 - 1 {
+            let ip = IpAddr::V4(std::net::Ipv4Addr::from(i));
+            assert_eq!(l.admit(Some(ip), None), Ok(()));
+        }
+        assert_eq!(l.per_address.len(), PRUNE_EVERY - 1);
+        // Once every bucket has refilled, the next pruning forgets them all.
+        clock.advance(Duration::from_secs(1));
+        assert_eq!(l.admit(Some(IP), None), Ok(()));
+        assert_eq!(l.per_address.len(), 1);
     }
 }

@@ -1,16 +1,25 @@
-//! Prometheus metrics, kept in process and rendered in the text exposition format at
-//! `GET /metrics`.
+//! Prometheus metrics, kept in process with prometheus-client and rendered at `GET /metrics`.
+//!
+//! Each server has its own registry (no global recorder), so several servers in one process,
+//! as in the API tests, count apart.
 //!
 //! Labels are bounded by construction: routes are the route table's patterns (never raw paths,
-//! which hold ids and tokens), statuses are HTTP codes, and listener outcomes are catalog names.
+//! which hold ids and tokens), methods the standard ones (any other is `OTHER`), statuses are
+//! HTTP codes, and listener outcomes are catalog names.
 
 use crate::AppState;
-use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
-use actix_web::{HttpResponse, web};
+use crate::table::{
+    Access, Body, Description, Doc, Method as RouteMethod, Operation, Success, Tag,
+};
+use actix_web::http::{Method, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use prometheus_client::encoding::{EncodeLabelSet, text};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use roomlink_domain::ports::PoolStatus;
-use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Upper bounds of the latency buckets, in seconds.
@@ -18,28 +27,85 @@ const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
-#[derive(Default)]
-struct RouteStats {
-    by_status: BTreeMap<u16, u64>,
-    /// Per bucket of [`BUCKETS`]; the `+Inf` bucket is the total count.
-    buckets: [u64; BUCKETS.len()],
-    count: u64,
-    sum_seconds: f64,
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: &'static str,
+    route: String,
+    status: u16,
 }
 
-#[derive(Default)]
-struct Counters {
-    /// By (method, route pattern).
-    routes: BTreeMap<(String, String), RouteStats>,
-    /// By (command, outcome).
-    listener_commands: BTreeMap<(&'static str, &'static str), u64>,
-    /// By limit name.
-    limited: BTreeMap<&'static str, u64>,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: &'static str,
+    route: String,
 }
 
-#[derive(Default)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CommandLabels {
+    command: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LimitLabels {
+    limit: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PoolLabels {
+    state: &'static str,
+}
+
+type Durations = Family<RouteLabels, Histogram, fn() -> Histogram>;
+
 pub struct Metrics {
-    counters: Mutex<Counters>,
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    durations: Durations,
+    listener_commands: Family<CommandLabels, Counter>,
+    limited: Family<LimitLabels, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let requests = Family::<RequestLabels, Counter>::default();
+        let durations: Durations = Family::new_with_constructor(|| Histogram::new(BUCKETS));
+        let listener_commands = Family::<CommandLabels, Counter>::default();
+        let limited = Family::<LimitLabels, Counter>::default();
+        // Counters are registered without `_total`, which the encoder adds to their samples;
+        // help texts without their final period, which it adds too.
+        let mut registry = Registry::default();
+        registry.register(
+            "roomlink_http_requests",
+            "Requests answered, by method, route pattern and status",
+            requests.clone(),
+        );
+        registry.register(
+            "roomlink_http_request_duration_seconds",
+            "Time to answer, by method and route pattern",
+            durations.clone(),
+        );
+        registry.register(
+            "roomlink_listener_commands",
+            "Remote-control commands, by command and outcome (ok or the catalog error)",
+            listener_commands.clone(),
+        );
+        registry.register(
+            "roomlink_requests_limited",
+            "Requests refused with 429, by limit",
+            limited.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            durations,
+            listener_commands,
+            limited,
+        }
+    }
 }
 
 /// The remote-control command a route pattern sends, if it is one.
@@ -57,94 +123,132 @@ pub fn listener_command(route: &str) -> Option<&'static str> {
     .filter(|_| route.starts_with("/api/endpoints/{id}/"))
 }
 
-impl Metrics {
-    fn with<R>(&self, f: impl FnOnce(&mut Counters) -> R) -> R {
-        // A poisoned lock only means another request panicked mid-update: counts stay usable.
-        let mut counters = self
-            .counters
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut counters)
-    }
+/// The method as a label: a client can send any token as a method, and each would be a series.
+fn method_label(method: &Method) -> &'static str {
+    const KNOWN: [Method; 9] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+        Method::CONNECT,
+        Method::TRACE,
+    ];
+    const NAMES: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+    ];
+    KNOWN
+        .iter()
+        .position(|m| m == method)
+        .map_or("OTHER", |i| NAMES[i])
+}
 
+impl Metrics {
     /// One answered request. `outcome` is the catalog name of a failure, `None` on success.
     pub fn record(
         &self,
-        method: &str,
+        method: &Method,
         route: &str,
         status: u16,
         elapsed: Duration,
         outcome: Option<&'static str>,
     ) {
-        let seconds = elapsed.as_secs_f64();
-        self.with(|c| {
-            // Look up without allocating: only a route's first request builds its key.
-            let stats = match c
-                .routes
-                .iter_mut()
-                .find(|((m, r), _)| m == method && r == route)
-            {
-                Some((_, stats)) => stats,
-                None => c
-                    .routes
-                    .entry((method.to_owned(), route.to_owned()))
-                    .or_default(),
-            };
-            *stats.by_status.entry(status).or_default() += 1;
-            stats.count += 1;
-            stats.sum_seconds += seconds;
-            if let Some(i) = BUCKETS.iter().position(|b| seconds <= *b) {
-                for bucket in &mut stats.buckets[i..] {
-                    *bucket += 1;
-                }
-            }
-            if let Some(command) = listener_command(route) {
-                *c.listener_commands
-                    .entry((command, outcome.unwrap_or("ok")))
-                    .or_default() += 1;
-            }
-        });
+        let method = method_label(method);
+        self.requests
+            .get_or_create(&RequestLabels {
+                method,
+                route: route.to_owned(),
+                status,
+            })
+            .inc();
+        self.durations
+            .get_or_create(&RouteLabels {
+                method,
+                route: route.to_owned(),
+            })
+            .observe(elapsed.as_secs_f64());
+        if let Some(command) = listener_command(route) {
+            self.listener_commands
+                .get_or_create(&CommandLabels {
+                    command,
+                    outcome: outcome.unwrap_or("ok"),
+                })
+                .inc();
+        }
     }
 
     /// A request refused by a rate limit or throttle (`limit` as in the error's details).
     pub fn record_limited(&self, limit: &'static str) {
-        self.with(|c| *c.limited.entry(limit).or_default() += 1);
+        self.limited.get_or_create(&LimitLabels { limit }).inc();
     }
 
-    /// The exposition text.
+    /// The exposition, in the OpenMetrics text format.
     pub fn render(&self, pool: Option<PoolStatus>) -> String {
         let mut out = String::with_capacity(4096);
-        self.with(|c| render_counters(c, &mut out));
-        if let Some(p) = pool {
-            gauge(
-                &mut out,
-                "roomlink_db_pool_max_connections",
-                "Connections the database pool may open.",
-                p.max_size,
-            );
-            let _ = writeln!(
-                out,
-                "# HELP roomlink_db_pool_connections Open database connections by state.\n\
-                 # TYPE roomlink_db_pool_connections gauge\n\
-                 roomlink_db_pool_connections{{state=\"in_use\"}} {}\n\
-                 roomlink_db_pool_connections{{state=\"idle\"}} {}",
-                p.size.saturating_sub(p.available),
-                p.available
-            );
-            gauge(
-                &mut out,
-                "roomlink_db_pool_waiting",
-                "Requests waiting for a database connection (pool saturation).",
-                p.waiting,
-            );
+        // Writing into a String cannot fail.
+        let _ = text::encode_registry(&mut out, &self.registry);
+        if let Some(pool) = pool {
+            let _ = text::encode_registry(&mut out, &pool_registry(pool));
         }
+        let _ = text::encode_eof(&mut out);
         out
     }
 }
 
+/// The pool's state at this scrape, as a registry of its own: read when asked, never stored,
+/// and left out when the store has no pool.
+fn pool_registry(p: PoolStatus) -> Registry {
+    let mut registry = Registry::default();
+    registry.register(
+        "roomlink_db_pool_max_connections",
+        "Connections the database pool may open",
+        ConstGauge::new(p.max_size),
+    );
+    let connections = Family::<PoolLabels, Gauge>::default();
+    let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    connections
+        .get_or_create(&PoolLabels { state: "in_use" })
+        .set(gauge(p.size.saturating_sub(p.available)));
+    connections
+        .get_or_create(&PoolLabels { state: "idle" })
+        .set(gauge(p.available));
+    registry.register(
+        "roomlink_db_pool_connections",
+        "Open database connections by state",
+        connections,
+    );
+    registry.register(
+        "roomlink_db_pool_waiting",
+        "Requests waiting for a database connection (pool saturation)",
+        ConstGauge::new(p.waiting),
+    );
+    registry
+}
+
+/// Whether the scraper asked for OpenMetrics (Prometheus does, first), which is what the text
+/// is; others get the same text labelled as the classic format, which their parsers read too:
+/// it differs only in comment lines (`# EOF`, counters' `# TYPE` without `_total`).
+fn wants_openmetrics(req: &HttpRequest) -> bool {
+    req.headers()
+        .get_all(header::ACCEPT)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let media = parts.next().unwrap_or_default();
+            let refused = parts.any(|p| {
+                let q = p.strip_prefix("q=").or_else(|| p.strip_prefix("Q="));
+                q.and_then(|q| q.trim().parse::<f64>().ok()) == Some(0.0)
+            });
+            media.eq_ignore_ascii_case("application/openmetrics-text") && !refused
+        })
+}
+
 /// `GET /metrics`, unauthenticated as scrapers expect: it reveals counts, never ids or secrets.
 pub(crate) const SERVE: Operation = Operation {
-    method: Method::Get,
+    method: RouteMethod::Get,
     path: "/metrics",
     handler: |route| route.to(serve),
     access: Access::Public,
@@ -161,93 +265,31 @@ pub(crate) const SERVE: Operation = Operation {
     }),
 };
 
-async fn serve(state: web::Data<AppState>) -> HttpResponse {
+async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let text = state
         .metrics
         .render(state.services.housekeeping.pool_status());
-    HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(text)
-}
-
-fn gauge(out: &mut String, name: &str, help: &str, value: usize) {
-    let _ = writeln!(
-        out,
-        "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
-    );
-}
-
-fn render_counters(c: &Counters, out: &mut String) {
-    let _ = writeln!(
-        out,
-        "# HELP roomlink_http_requests_total Requests answered, by method, route pattern and status.\n\
-         # TYPE roomlink_http_requests_total counter"
-    );
-    for ((method, route), stats) in &c.routes {
-        for (status, n) in &stats.by_status {
-            let _ = writeln!(
-                out,
-                "roomlink_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "# HELP roomlink_http_request_duration_seconds Time to answer, by method and route pattern.\n\
-         # TYPE roomlink_http_request_duration_seconds histogram"
-    );
-    for ((method, route), stats) in &c.routes {
-        let labels = format!("method=\"{method}\",route=\"{route}\"");
-        for (bound, n) in BUCKETS.iter().zip(stats.buckets) {
-            let _ = writeln!(
-                out,
-                "roomlink_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {n}"
-            );
-        }
-        let _ = writeln!(
-            out,
-            "roomlink_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {count}\n\
-             roomlink_http_request_duration_seconds_sum{{{labels}}} {sum}\n\
-             roomlink_http_request_duration_seconds_count{{{labels}}} {count}",
-            count = stats.count,
-            sum = stats.sum_seconds
-        );
-    }
-    let _ = writeln!(
-        out,
-        "# HELP roomlink_listener_commands_total Remote-control commands, by command and outcome (ok or the catalog error).\n\
-         # TYPE roomlink_listener_commands_total counter"
-    );
-    for ((command, outcome), n) in &c.listener_commands {
-        let _ = writeln!(
-            out,
-            "roomlink_listener_commands_total{{command=\"{command}\",outcome=\"{outcome}\"}} {n}"
-        );
-    }
-    let _ = writeln!(
-        out,
-        "# HELP roomlink_requests_limited_total Requests refused with 429, by limit.\n\
-         # TYPE roomlink_requests_limited_total counter"
-    );
-    for (limit, n) in &c.limited {
-        let _ = writeln!(
-            out,
-            "roomlink_requests_limited_total{{limit=\"{limit}\"}} {n}"
-        );
-    }
+    let content_type = if wants_openmetrics(&req) {
+        OPENMETRICS
+    } else {
+        PROMETHEUS_TEXT
+    };
+    HttpResponse::Ok().content_type(content_type).body(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use actix_web::test::TestRequest;
 
     #[test]
     fn renders_counts_buckets_and_outcomes() {
         let m = Metrics::default();
-        m.record("GET", "/api/endpoints", 200, Duration::from_millis(2), None);
-        m.record("GET", "/api/endpoints", 200, Duration::from_secs(3), None);
+        let get = Method::GET;
+        m.record(&get, "/api/endpoints", 200, Duration::from_millis(2), None);
+        m.record(&get, "/api/endpoints", 200, Duration::from_secs(3), None);
         m.record(
-            "POST",
+            &Method::POST,
             "/api/endpoints/{id}/join",
             504,
             Duration::from_millis(7),
@@ -262,15 +304,76 @@ mod tests {
         }));
         for line in [
             "roomlink_http_requests_total{method=\"GET\",route=\"/api/endpoints\",status=\"200\"} 2",
-            "roomlink_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/endpoints\",le=\"0.0025\"} 1",
-            "roomlink_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/endpoints\",le=\"2.5\"} 1",
-            "roomlink_http_request_duration_seconds_bucket{method=\"GET\",route=\"/api/endpoints\",le=\"+Inf\"} 2",
+            "roomlink_http_request_duration_seconds_bucket{le=\"0.0025\",method=\"GET\",route=\"/api/endpoints\"} 1",
+            "roomlink_http_request_duration_seconds_bucket{le=\"2.5\",method=\"GET\",route=\"/api/endpoints\"} 1",
+            "roomlink_http_request_duration_seconds_bucket{le=\"+Inf\",method=\"GET\",route=\"/api/endpoints\"} 2",
+            "roomlink_http_request_duration_seconds_count{method=\"GET\",route=\"/api/endpoints\"} 2",
             "roomlink_listener_commands_total{command=\"join\",outcome=\"ExternalSystemTimedOut\"} 1",
             "roomlink_requests_limited_total{limit=\"address\"} 1",
             "roomlink_db_pool_connections{state=\"in_use\"} 2",
+            "roomlink_db_pool_connections{state=\"idle\"} 1",
             "roomlink_db_pool_max_connections 16",
+            "roomlink_db_pool_waiting 0",
+            "# HELP roomlink_http_requests Requests answered, by method, route pattern and status.",
+            "# TYPE roomlink_http_request_duration_seconds histogram",
+            "# HELP roomlink_db_pool_waiting Requests waiting for a database connection (pool saturation).",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line} in\n{text}");
+        }
+        // Every bound operators' dashboards use, then the overflow bucket. (prometheus-client
+        // puts `le` first among the labels and writes 1 as "1.0".)
+        let bounds: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("roomlink_http_request_duration_seconds_bucket{"))
+            .filter(|l| l.contains("route=\"/api/endpoints\"}"))
+            .filter_map(|l| l.split("le=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
+                "0.5", "1.0", "2.5", "+Inf"
+            ]
+        );
+        assert_eq!(text.lines().last(), Some("# EOF"));
+        assert_eq!(text.matches("# EOF").count(), 1);
+    }
+
+    #[test]
+    fn no_pool_no_pool_metrics_and_odd_methods_share_one_label() {
+        let m = Metrics::default();
+        let odd = Method::from_bytes(b"X-SCAN-1").expect("a method token");
+        m.record(&odd, "(unmatched)", 404, Duration::ZERO, None);
+        let text = m.render(None);
+        assert!(!text.contains("roomlink_db_pool"), "{text}");
+        assert!(!text.contains("X-SCAN-1"), "{text}");
+        assert!(text.contains(
+            "roomlink_http_requests_total{method=\"OTHER\",route=\"(unmatched)\",status=\"404\"} 1"
+        ));
+    }
+
+    #[test]
+    fn openmetrics_only_when_asked_for() {
+        let prometheus = "application/openmetrics-text;version=1.0.0;q=0.5,\
+            application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+        for (accept, expected) in [
+            (Some(prometheus), true),
+            (Some("application/OpenMetrics-Text"), true),
+            (Some("application/openmetrics-text; q=0, text/plain"), false),
+            (Some("application/openmetrics-text;q=0.000"), false),
+            (Some("text/plain"), false),
+            (Some("*/*"), false),
+            (None, false),
+        ] {
+            let mut req = TestRequest::get();
+            if let Some(accept) = accept {
+                req = req.insert_header((header::ACCEPT, accept));
+            }
+            assert_eq!(
+                wants_openmetrics(&req.to_http_request()),
+                expected,
+                "{accept:?}"
+            );
         }
     }
 
