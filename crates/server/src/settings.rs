@@ -3,10 +3,13 @@
 //!
 //! Every key, its default and its meaning is listed in `docs/operations.md`.
 
+use config::Source;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     pub server: ServerSettings,
     pub database: DatabaseSettings,
@@ -21,6 +24,7 @@ pub struct Settings {
 
 /// Abuse limits; a zero rate (or bound) turns that limit off.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LimitSettings {
     /// Sustained requests per second from one client address, and the burst allowed.
     pub address_rate_per_sec: f64,
@@ -53,6 +57,7 @@ impl LimitSettings {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServerSettings {
     pub bind: String,
     /// Worker threads; 0 = one per core.
@@ -61,6 +66,7 @@ pub struct ServerSettings {
 }
 
 #[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DatabaseSettings {
     /// `sqlite://PATH` (embedded, created on first start) or `postgres://...`.
     pub url: String,
@@ -79,6 +85,7 @@ impl std::fmt::Debug for DatabaseSettings {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlatformSettings {
     /// TOML file of companion-platform users (the embedded default and tests).
     pub static_file: Option<PathBuf>,
@@ -88,18 +95,21 @@ pub struct PlatformSettings {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PairingSettings {
     /// How long the pairing code of a ROTATING endpoint lasts.
     pub rotation_interval_secs: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ListenerSettings {
     pub command_timeout_ms: u64,
     pub status_poll_interval_ms: u64,
 }
 
 #[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SecuritySettings {
     /// The service sealing key, base64 of 32 bytes. Takes precedence over `service_key_file`.
     pub service_key: Option<String>,
@@ -131,6 +141,7 @@ pub enum LogFormat {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LogSettings {
     /// `human` or `json` (one JSON object per line); anything else is refused at start.
     pub format: LogFormat,
@@ -140,43 +151,81 @@ pub struct LogSettings {
 
 impl Settings {
     /// Loads the layers. `file` is `--config`; without it `roomlink.toml` is read if present.
-    pub fn load(file: Option<&Path>) -> Result<Settings, config::ConfigError> {
+    pub fn load(file: Option<&Path>) -> Result<Settings, SettingsError> {
         Self::load_with_env(file, None)
     }
 
-    /// As [`Settings::load`], with the environment given explicitly (tests).
+    /// As [`Settings::load`], with the environment given explicitly (tests). Refuses unknown
+    /// keys (naming the nearest known one), database URLs of other schemes and numbers out of
+    /// their range (see [`RANGES`]), each with a one-line reason that quotes no secret.
     pub fn load_with_env(
         file: Option<&Path>,
-        env: Option<std::collections::HashMap<String, String>>,
-    ) -> Result<Settings, config::ConfigError> {
-        let mut builder = config::Config::builder()
-            .set_default("server.bind", "127.0.0.1:8080")?
-            .set_default("server.workers", 0)?
-            .set_default("server.shutdown_timeout_secs", 30)?
-            .set_default("database.url", "sqlite://roomlink.db")?
-            .set_default("database.max_connections", 16)?
-            .set_default("database.connect_timeout_ms", 5000)?
-            .set_default("listener.command_timeout_ms", 10_000)?
-            .set_default("listener.status_poll_interval_ms", 30_000)?
-            .set_default("pairing.rotation_interval_secs", 86_400)?
-            .set_default("security.bcrypt_cost", roomlink_crypto::DEFAULT_BCRYPT_COST)?
-            .set_default("log.format", "human")?
-            .set_default("log.level", "info")?
-            .set_default("limits.address_rate_per_sec", 1000.0)?
-            .set_default("limits.address_burst", 2000)?
-            .set_default("limits.token_rate_per_sec", 200.0)?
-            .set_default("limits.token_burst", 400)?
-            .set_default("limits.auth_failures_per_minute", 30)?
-            .set_default("limits.max_header_bytes", 16 * 1024)?;
-        builder = match file {
-            Some(path) => builder.add_source(config::File::from(path).required(true)),
-            None => builder.add_source(config::File::with_name("roomlink.toml").required(false)),
+        env: Option<HashMap<String, String>>,
+    ) -> Result<Settings, SettingsError> {
+        let env = match env {
+            Some(env) => ours(env),
+            None => process_environment()?,
         };
-        let environment = config::Environment::with_prefix("ROOMLINK")
-            .separator("__")
-            .try_parsing(true)
-            .source(env);
-        builder.add_source(environment).build()?.try_deserialize()
+        let (source, origin) = match file {
+            Some(path) => (
+                config::File::from(path).required(true),
+                path.display().to_string(),
+            ),
+            None => (
+                config::File::with_name("roomlink.toml").required(false),
+                "roomlink.toml".to_owned(),
+            ),
+        };
+        // The pre-pass: every key the file and the environment set must be a known one.
+        let mut present: Vec<(String, String)> = Vec::new();
+        let mut from_file = Vec::new();
+        flatten(
+            "",
+            source.collect().map_err(SettingsError::config)?,
+            &mut from_file,
+        );
+        from_file.sort();
+        present.extend(from_file.into_iter().map(|key| (key, origin.clone())));
+        let mut from_env: Vec<(String, String)> = env
+            .keys()
+            .map(|variable| (env_key(variable), variable.clone()))
+            .collect();
+        from_env.sort();
+        present.extend(from_env);
+        check_known(&present)?;
+
+        let mut builder = config::Config::builder();
+        for (key, value) in DEFAULTS {
+            builder = builder
+                .set_default(*key, *value)
+                .map_err(SettingsError::config)?;
+        }
+        let merged = builder
+            .add_source(source)
+            .add_source(
+                config::Environment::with_prefix("ROOMLINK")
+                    .separator("__")
+                    .try_parsing(true)
+                    .source(Some(env.into_iter().collect())),
+            )
+            .build()
+            .map_err(SettingsError::config)?;
+        // The scheme first: without it the other database checks (and the service key's) mislead.
+        check_database_url(&merged.get_string("database.url").unwrap_or_default())?;
+        let format = merged.get_string("log.format").unwrap_or_default();
+        if !matches!(format.as_str(), "human" | "json") {
+            return Err(SettingsError::new(format!(
+                "log.format: must be human or json (got {format:?})"
+            )));
+        }
+        for range in RANGES {
+            if let Ok(value) = merged.get::<config::Value>(range.key) {
+                range.check(&value.kind)?;
+            }
+        }
+        let settings: Settings = merged.try_deserialize().map_err(SettingsError::config)?;
+        check_bind(&settings.server.bind)?;
+        Ok(settings)
     }
 
     /// The SQLite database file, when the URL names one.
@@ -185,6 +234,395 @@ impl Settings {
             .url
             .strip_prefix("sqlite://")
             .map(PathBuf::from)
+    }
+}
+
+/// Why the configuration was refused: one line, no secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError(String);
+
+impl SettingsError {
+    fn new(message: impl Into<String>) -> SettingsError {
+        SettingsError(message.into())
+    }
+
+    /// The config crate's errors, on one line. A TOML parse error quotes the offending line of
+    /// the file under `|` markers; those lines are left out, as they may hold a secret.
+    fn config(e: config::ConfigError) -> SettingsError {
+        let text = e.to_string();
+        let kept: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|line| {
+                let marker = line
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start();
+                !line.is_empty() && !marker.starts_with('|')
+            })
+            .collect();
+        SettingsError(kept.join(" "))
+    }
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// The built-in defaults: the bottom layer.
+const DEFAULTS: &[(&str, Builtin)] = &[
+    ("server.bind", Builtin::Text("127.0.0.1:8080")),
+    ("server.workers", Builtin::Whole(0)),
+    ("server.shutdown_timeout_secs", Builtin::Whole(30)),
+    ("database.url", Builtin::Text("sqlite://roomlink.db")),
+    ("database.max_connections", Builtin::Whole(16)),
+    ("database.connect_timeout_ms", Builtin::Whole(5000)),
+    ("listener.command_timeout_ms", Builtin::Whole(10_000)),
+    ("listener.status_poll_interval_ms", Builtin::Whole(30_000)),
+    ("pairing.rotation_interval_secs", Builtin::Whole(86_400)),
+    (
+        "security.bcrypt_cost",
+        Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
+    ),
+    ("log.format", Builtin::Text("human")),
+    ("log.level", Builtin::Text("info")),
+    ("limits.address_rate_per_sec", Builtin::Real(1000.0)),
+    ("limits.address_burst", Builtin::Whole(2000)),
+    ("limits.token_rate_per_sec", Builtin::Real(200.0)),
+    ("limits.token_burst", Builtin::Whole(400)),
+    ("limits.auth_failures_per_minute", Builtin::Whole(30)),
+    ("limits.max_header_bytes", Builtin::Whole(16 * 1024)),
+];
+
+#[derive(Clone, Copy)]
+enum Builtin {
+    Text(&'static str),
+    Whole(u64),
+    Real(f64),
+}
+
+impl From<Builtin> for config::Value {
+    fn from(value: Builtin) -> config::Value {
+        match value {
+            Builtin::Text(text) => text.into(),
+            Builtin::Whole(n) => n.into(),
+            Builtin::Real(x) => x.into(),
+        }
+    }
+}
+
+/// Every key a file or `ROOMLINK__*` variable may set. The structs above refuse anything else
+/// too (`deny_unknown_fields`); this list makes the refusal name the key meant.
+pub const KNOWN: &[&str] = &[
+    "server.bind",
+    "server.workers",
+    "server.shutdown_timeout_secs",
+    "database.url",
+    "database.max_connections",
+    "database.connect_timeout_ms",
+    "platform.static_file",
+    "platform.oauth2.token_url",
+    "platform.oauth2.introspection_url",
+    "platform.oauth2.client_id",
+    "platform.oauth2.client_secret",
+    "platform.oauth2.scope",
+    "platform.oauth2.zero_touch_scope",
+    "platform.oauth2.timeout_ms",
+    "platform.oauth2.cache_ttl_ms",
+    "platform.oauth2.claims.platform_id",
+    "platform.oauth2.claims.username",
+    "platform.oauth2.claims.enterprise",
+    "platform.oauth2.claims.enterprise_admin",
+    "platform.oauth2.claims.first_name",
+    "platform.oauth2.claims.last_name",
+    "platform.oauth2.claims.zero_touch",
+    "listener.command_timeout_ms",
+    "listener.status_poll_interval_ms",
+    "pairing.rotation_interval_secs",
+    "security.service_key",
+    "security.service_key_file",
+    "security.bcrypt_cost",
+    "log.format",
+    "log.level",
+    "limits.address_rate_per_sec",
+    "limits.address_burst",
+    "limits.token_rate_per_sec",
+    "limits.token_burst",
+    "limits.auth_failures_per_minute",
+    "limits.max_header_bytes",
+];
+
+/// The allowed values of a numeric setting.
+pub struct Range {
+    pub key: &'static str,
+    pub bounds: Bounds,
+}
+
+#[derive(Clone, Copy)]
+pub enum Bounds {
+    /// A whole number from `min` to `max`.
+    Whole { min: u64, max: u64 },
+    /// A finite number at least `min`.
+    AtLeast { min: f64 },
+}
+
+/// Every numeric setting and its range (`docs/operations.md` lists the same).
+pub const RANGES: &[Range] = &[
+    whole("server.workers", 0, 1024),
+    whole("server.shutdown_timeout_secs", 1, 3600),
+    whole("database.max_connections", 1, 1000),
+    whole("database.connect_timeout_ms", 1, 600_000),
+    whole("platform.oauth2.timeout_ms", 1, 600_000),
+    whole("platform.oauth2.cache_ttl_ms", 0, 86_400_000),
+    whole("listener.command_timeout_ms", 1, 600_000),
+    whole("listener.status_poll_interval_ms", 1000, 86_400_000),
+    whole("pairing.rotation_interval_secs", 60, 31_536_000),
+    whole("security.bcrypt_cost", 4, 31),
+    Range {
+        key: "limits.address_rate_per_sec",
+        bounds: Bounds::AtLeast { min: 0.0 },
+    },
+    whole("limits.address_burst", 0, 1_000_000),
+    Range {
+        key: "limits.token_rate_per_sec",
+        bounds: Bounds::AtLeast { min: 0.0 },
+    },
+    whole("limits.token_burst", 0, 1_000_000),
+    whole("limits.auth_failures_per_minute", 0, 1_000_000),
+    whole("limits.max_header_bytes", 0, 131_072),
+];
+
+const fn whole(key: &'static str, min: u64, max: u64) -> Range {
+    Range {
+        key,
+        bounds: Bounds::Whole { min, max },
+    }
+}
+
+impl Range {
+    /// Refuses a value outside the range. Numbers are quoted; anything else is not, as a
+    /// misplaced value could be a secret.
+    fn check(&self, value: &config::ValueKind) -> Result<(), SettingsError> {
+        use config::ValueKind;
+        let number: Option<f64> = match value {
+            ValueKind::I64(n) => Some(*n as f64),
+            ValueKind::I128(n) => Some(*n as f64),
+            ValueKind::U64(n) => Some(*n as f64),
+            ValueKind::U128(n) => Some(*n as f64),
+            ValueKind::Float(x) => Some(*x),
+            ValueKind::String(text) => text.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        let key = self.key;
+        let Some(number) = number.filter(|x| x.is_finite()) else {
+            return Err(SettingsError::new(format!(
+                "{key}: must be a number {}",
+                self.bounds
+            )));
+        };
+        let fits = match self.bounds {
+            Bounds::Whole { min, max } => {
+                number.fract() == 0.0 && number >= min as f64 && number <= max as f64
+            }
+            Bounds::AtLeast { min } => number >= min,
+        };
+        if fits {
+            return Ok(());
+        }
+        let what = match self.bounds {
+            Bounds::Whole { .. } if number.fract() != 0.0 => "a whole number ",
+            _ => "",
+        };
+        Err(SettingsError::new(format!(
+            "{key}: must be {what}{} (got {number})",
+            self.bounds
+        )))
+    }
+}
+
+impl std::fmt::Display for Bounds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bounds::Whole { min, max } => write!(f, "from {min} to {max}"),
+            Bounds::AtLeast { min } => write!(f, ">= {min}"),
+        }
+    }
+}
+
+/// The process's `ROOMLINK__*` variables. Others (`ROOMLINK_TEST_DATABASE_URL`, the listener's
+/// `ROOMLINK_LISTENER__*`) are not ours. Read as OS strings: a variable that is not UTF-8
+/// must not make the read panic, and its value is not quoted.
+fn process_environment() -> Result<HashMap<String, String>, SettingsError> {
+    let mut env = HashMap::new();
+    for (name, value) in std::env::vars_os() {
+        let Some(name) = name.to_str().filter(|name| is_ours(name)) else {
+            continue;
+        };
+        let value = value
+            .into_string()
+            .map_err(|_| SettingsError::new(format!("{name}: the value is not valid UTF-8")))?;
+        env.insert(name.to_owned(), value);
+    }
+    Ok(env)
+}
+
+fn ours(env: HashMap<String, String>) -> HashMap<String, String> {
+    env.into_iter().filter(|(name, _)| is_ours(name)).collect()
+}
+
+/// As the config crate matches its prefix: case-insensitively.
+fn is_ours(name: &str) -> bool {
+    name.get(..ENV_PREFIX.len())
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(ENV_PREFIX))
+}
+
+const ENV_PREFIX: &str = "ROOMLINK__";
+
+/// `ROOMLINK__SERVER__BIND` -> `server.bind`, as the config crate reads it.
+fn env_key(name: &str) -> String {
+    name[ENV_PREFIX.len()..].to_lowercase().replace("__", ".")
+}
+
+/// The dotted keys of a file's values (`[server] bind = ...` -> `server.bind`).
+fn flatten(prefix: &str, table: config::Map<String, config::Value>, keys: &mut Vec<String>) {
+    for (name, value) in table {
+        let key = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}.{name}")
+        };
+        match value.kind {
+            config::ValueKind::Table(inner) if !inner.is_empty() => flatten(&key, inner, keys),
+            _ => keys.push(key),
+        }
+    }
+}
+
+/// Refuses the first unknown key, naming where it came from and the key probably meant.
+fn check_known(present: &[(String, String)]) -> Result<(), SettingsError> {
+    let unknown: Vec<&(String, String)> = present
+        .iter()
+        .filter(|(key, _)| !KNOWN.contains(&key.as_str()))
+        .collect();
+    let Some((key, origin)) = unknown.first() else {
+        return Ok(());
+    };
+    let section = format!("{key}.");
+    if let Some(first) = KNOWN.iter().find(|known| known.starts_with(&section)) {
+        return Err(SettingsError::new(format!(
+            "{key} (from {origin}) is a section, not a setting: set its keys, such as {first}"
+        )));
+    }
+    let hint = match nearest(key) {
+        Some(known) => format!("did you mean {known}?"),
+        None => "every setting is listed in docs/operations.md".to_owned(),
+    };
+    let more = match unknown.len() {
+        1 => String::new(),
+        n => format!(" ({} more unknown)", n - 1),
+    };
+    Err(SettingsError::new(format!(
+        "unknown setting {key} (from {origin}); {hint}{more}"
+    )))
+}
+
+/// The known key an unknown one was probably meant to be: the same key in another section,
+/// a known key it begins, or the closest by edit distance (if close enough to be a typo).
+pub fn nearest(key: &str) -> Option<&'static str> {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    if let Some(known) = KNOWN
+        .iter()
+        .find(|known| known.rsplit('.').next() == Some(last))
+    {
+        return Some(known);
+    }
+    if key.len() >= 4
+        && let Some(known) = KNOWN
+            .iter()
+            .filter(|known| known.starts_with(key))
+            .min_by_key(|known| known.len())
+    {
+        return Some(known);
+    }
+    let (distance, known) = KNOWN
+        .iter()
+        .map(|known| (edit_distance(key, known), *known))
+        .min()?;
+    (distance <= (key.chars().count() / 3).max(2)).then_some(known)
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+/// neighbours (`servre` -> `server` is one edit) each cost one.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Three rows of the (a.len()+1) x (b.len()+1) table: two back, one back, this one.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        current[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            current[j] = best;
+        }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+/// Only the scheme is ever quoted, and only when it looks like one: the rest of the URL may
+/// hold a password.
+fn check_database_url(url: &str) -> Result<(), SettingsError> {
+    const USE: &str = "use sqlite://PATH or postgres://USER@HOST:PORT/DB";
+    let Some((scheme, rest)) = url.trim().split_once("://") else {
+        return Err(SettingsError::new(format!(
+            "database.url: not a URL; {USE}"
+        )));
+    };
+    let looks_like_a_scheme = !scheme.is_empty()
+        && scheme.len() <= 32
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !looks_like_a_scheme {
+        return Err(SettingsError::new(format!(
+            "database.url: not a URL; {USE}"
+        )));
+    }
+    match scheme.to_ascii_lowercase().as_str() {
+        "postgres" | "postgresql" => Ok(()),
+        "sqlite" if rest.split('?').next().is_some_and(|path| !path.is_empty()) => Ok(()),
+        "sqlite" => Err(SettingsError::new(
+            "database.url: sqlite:// needs a file path, e.g. sqlite://roomlink.db",
+        )),
+        _ => Err(SettingsError::new(format!(
+            "database.url: unsupported scheme '{scheme}'; {USE}"
+        ))),
+    }
+}
+
+/// `HOST:PORT`, the port a number from 0 (any free port) to 65535.
+fn check_bind(bind: &str) -> Result<(), SettingsError> {
+    let valid = bind
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+    if valid {
+        Ok(())
+    } else {
+        Err(SettingsError::new(format!(
+            "server.bind: must be HOST:PORT with a port from 0 to 65535 (got {bind:?})"
+        )))
     }
 }
 
@@ -232,6 +670,283 @@ mod tests {
             !printed.contains("hunter2") && !printed.contains("c2VjcmV0"),
             "{printed}"
         );
+    }
+
+    fn refusal(file: Option<&str>, env: &[(&str, &str)]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("roomlink.toml");
+        if let Some(text) = file {
+            std::fs::write(&path, text).unwrap();
+        }
+        let env = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let error = Settings::load_with_env(file.map(|_| path.as_path()), Some(env))
+            .expect_err("refused")
+            .to_string();
+        assert_eq!(error.lines().count(), 1, "one line: {error}");
+        error
+    }
+
+    #[test]
+    fn a_typo_in_the_environment_names_the_key_meant() {
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__SERVRE__BIND", "127.0.0.1:1")]),
+            "unknown setting servre.bind (from ROOMLINK__SERVRE__BIND); did you mean server.bind?"
+        );
+        // One underscore where two separate section and key.
+        assert!(
+            refusal(None, &[("ROOMLINK__LOG_LEVEL", "debug")]).ends_with("did you mean log.level?")
+        );
+        // The right key in the wrong section.
+        assert!(
+            refusal(None, &[("ROOMLINK__SERVER__COMMAND_TIMEOUT_MS", "1")])
+                .ends_with("did you mean listener.command_timeout_ms?")
+        );
+        // A key cut short.
+        assert!(
+            refusal(None, &[("ROOMLINK__LIMITS__ADDRESS_RATE", "1")])
+                .ends_with("did you mean limits.address_rate_per_sec?")
+        );
+        let far = refusal(None, &[("ROOMLINK__QUUX", "1")]);
+        assert_eq!(
+            far,
+            "unknown setting quux (from ROOMLINK__QUUX); every setting is listed in docs/operations.md"
+        );
+    }
+
+    #[test]
+    fn a_typo_in_the_file_names_the_file_and_the_key_meant() {
+        let error = refusal(Some("[server]\nbnid = \"127.0.0.1:1\"\n"), &[]);
+        assert!(
+            error.starts_with("unknown setting server.bnid (from /")
+                && error.ends_with("roomlink.toml); did you mean server.bind?"),
+            "{error}"
+        );
+        let error = refusal(
+            Some("[limits]\nadress_burst = 3\n[listener]\ncommand_timeout = 1\n"),
+            &[],
+        );
+        assert!(
+            error.starts_with("unknown setting limits.adress_burst ")
+                && error.ends_with("did you mean limits.address_burst? (1 more unknown)"),
+            "{error}"
+        );
+        // A section that does not exist, even empty of keys known elsewhere.
+        assert!(
+            refusal(Some("[pairng]\nrotation_interval_secs = 60\n"), &[])
+                .ends_with("did you mean pairing.rotation_interval_secs?")
+        );
+    }
+
+    #[test]
+    fn other_roomlink_variables_are_not_ours() {
+        let env = HashMap::from([
+            (
+                "ROOMLINK_TEST_DATABASE_URL".to_owned(),
+                "postgres://x".to_owned(),
+            ),
+            (
+                "ROOMLINK_LISTENER__COMMANDS__TIMEOUT_MS".to_owned(),
+                "5".to_owned(),
+            ),
+            ("ROOMLINKCTL_URL".to_owned(), "http://x".to_owned()),
+            ("ROOMLINK".to_owned(), "x".to_owned()),
+        ]);
+        let s = Settings::load_with_env(None, Some(env)).unwrap();
+        assert_eq!(s.database.url, "sqlite://roomlink.db");
+    }
+
+    #[test]
+    fn every_known_key_is_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("all.toml");
+        std::fs::write(
+            &file,
+            r#"
+[server]
+bind = "[::1]:0"
+workers = 2
+shutdown_timeout_secs = 5
+[database]
+url = "postgresql://u@h/db"
+max_connections = 4
+connect_timeout_ms = 100
+[platform.oauth2]
+token_url = "https://idp.example/token"
+introspection_url = "https://idp.example/introspect"
+client_id = "roomlink"
+client_secret = "s"
+scope = "openid"
+zero_touch_scope = "zt"
+timeout_ms = 1000
+cache_ttl_ms = 0
+[platform.oauth2.claims]
+platform_id = "a"
+username = "b"
+enterprise = "c"
+enterprise_admin = "d"
+first_name = "e"
+last_name = "f"
+zero_touch = "g"
+[listener]
+command_timeout_ms = 1
+status_poll_interval_ms = 1000
+[pairing]
+rotation_interval_secs = 60
+[security]
+service_key = "k"
+service_key_file = "k.key"
+bcrypt_cost = 31
+[log]
+format = "json"
+level = "debug"
+[limits]
+address_rate_per_sec = 0
+address_burst = 0
+token_rate_per_sec = 0.001
+token_burst = 1000000
+auth_failures_per_minute = 0
+max_header_bytes = 131072
+"#,
+        )
+        .unwrap();
+        let env = HashMap::from([(
+            "ROOMLINK__PLATFORM__STATIC_FILE".to_owned(),
+            "u.toml".to_owned(),
+        )]);
+        let s = Settings::load_with_env(Some(&file), Some(env)).unwrap();
+        assert_eq!(s.security.bcrypt_cost, 31);
+        assert_eq!(s.limits.token_burst, 1_000_000);
+        // Every key of the list was set: the list and the structs agree.
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut section = String::new();
+        let mut set = vec!["platform.static_file".to_owned()];
+        for line in text.lines() {
+            if let Some(name) = line.strip_prefix('[') {
+                section = name.trim_end_matches(']').to_owned();
+            } else if let Some((key, _)) = line.split_once(" = ") {
+                set.push(format!("{section}.{key}"));
+            }
+        }
+        set.sort();
+        let mut known: Vec<String> = KNOWN.iter().map(|k| (*k).to_owned()).collect();
+        known.sort();
+        assert_eq!(set, known);
+        for range in RANGES {
+            assert!(KNOWN.contains(&range.key), "{}", range.key);
+        }
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_with_the_range() {
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "-5")]),
+            "limits.address_rate_per_sec: must be >= 0 (got -5)"
+        );
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__LIMITS__ADDRESS_BURST", "-5")]),
+            "limits.address_burst: must be from 0 to 1000000 (got -5)"
+        );
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__LISTENER__COMMAND_TIMEOUT_MS", "0")]),
+            "listener.command_timeout_ms: must be from 1 to 600000 (got 0)"
+        );
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__SERVER__WORKERS", "1.5")]),
+            "server.workers: must be a whole number from 0 to 1024 (got 1.5)"
+        );
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "inf")]),
+            "limits.token_rate_per_sec: must be a number >= 0"
+        );
+        assert_eq!(
+            refusal(Some("[security]\nbcrypt_cost = 40\n"), &[]),
+            "security.bcrypt_cost: must be from 4 to 31 (got 40)"
+        );
+        // Not a number: the value is not quoted (it could be a misplaced secret).
+        assert_eq!(
+            refusal(
+                None,
+                &[("ROOMLINK__SERVER__SHUTDOWN_TIMEOUT_SECS", "hunter2")]
+            ),
+            "server.shutdown_timeout_secs: must be a number from 1 to 3600"
+        );
+        assert_eq!(
+            refusal(
+                None,
+                &[("ROOMLINK__LISTENER__STATUS_POLL_INTERVAL_MS", "10")]
+            ),
+            "listener.status_poll_interval_ms: must be from 1000 to 86400000 (got 10)"
+        );
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__SERVER__BIND", "localhost:99999")]),
+            "server.bind: must be HOST:PORT with a port from 0 to 65535 (got \"localhost:99999\")"
+        );
+        assert!(refusal(None, &[("ROOMLINK__SERVER__BIND", "8080")]).starts_with("server.bind"));
+        // Numbers given as strings in the file are read as numbers.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("r.toml");
+        std::fs::write(&file, "[server]\nworkers = \"3\"\n").unwrap();
+        let s = Settings::load_with_env(Some(&file), Some(HashMap::new())).unwrap();
+        assert_eq!(s.server.workers, 3);
+    }
+
+    #[test]
+    fn the_database_scheme_is_checked_first_and_no_password_is_quoted() {
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__DATABASE__URL", "mysql://x")]),
+            "database.url: unsupported scheme 'mysql'; use sqlite://PATH or postgres://USER@HOST:PORT/DB"
+        );
+        for url in [
+            "mysql://root:hunter2@db/x",
+            "root:hunter2@db/x",
+            "host=db password=hunter2",
+            "pw:hunter2@db://x",
+        ] {
+            let error = refusal(
+                None,
+                &[
+                    ("ROOMLINK__DATABASE__URL", url),
+                    ("ROOMLINK__SERVRE__BIND", "x"),
+                ],
+            );
+            // The unknown key comes first; then, alone, the URL.
+            assert!(error.starts_with("unknown setting servre.bind"), "{error}");
+            let error = refusal(None, &[("ROOMLINK__DATABASE__URL", url)]);
+            assert!(error.starts_with("database.url: "), "{error}");
+            assert!(!error.contains("hunter2"), "{url}: {error}");
+        }
+        assert!(refusal(None, &[("ROOMLINK__DATABASE__URL", "sqlite://")]).contains("file path"));
+        // A parse error in the file does not quote the offending line.
+        let error = refusal(Some("[database]\nurl = \"postgres://u:hunter2@db\n"), &[]);
+        assert!(!error.contains("hunter2"), "{error}");
+    }
+
+    #[test]
+    fn a_section_given_a_value_and_an_unknown_log_format_are_refused() {
+        let error = refusal(Some("server = 5\n"), &[]);
+        assert!(
+            error.starts_with("server (from ")
+                && error
+                    .ends_with("is a section, not a setting: set its keys, such as server.bind"),
+            "{error}"
+        );
+        assert_eq!(
+            refusal(None, &[("ROOMLINK__LOG__FORMAT", "xml")]),
+            "log.format: must be human or json (got \"xml\")"
+        );
+    }
+
+    #[test]
+    fn the_edit_distance_counts_a_swap_as_one() {
+        assert_eq!(edit_distance("servre", "server"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(nearest("database.ulr"), Some("database.url"));
+        assert_eq!(nearest("zzzzzzzzzzzz"), None);
     }
 
     #[test]
