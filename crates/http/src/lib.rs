@@ -52,7 +52,7 @@ impl AppState {
 pub struct ServerOptions {
     /// Worker threads; 0 means one per core.
     pub workers: usize,
-    /// How long in-flight requests may run on after a shutdown signal.
+    /// How long in-flight requests may run on after a graceful stop (whole seconds).
     pub shutdown_timeout: Duration,
     /// Rate limits and header bound (none by default; the binary configures them).
     pub limits: LimitOptions,
@@ -77,8 +77,10 @@ pub fn configure(state: web::Data<AppState>) -> impl Fn(&mut web::ServiceConfig)
     }
 }
 
-/// Serves on an already bound listener (port 0 works) until the returned server is stopped or
-/// the process receives SIGINT/SIGTERM; in-flight requests then get `shutdown_timeout` to end.
+/// Serves on an already bound listener (port 0 works) until the returned server is stopped
+/// through its handle: `stop(true)` refuses new connections and gives in-flight requests
+/// `shutdown_timeout` to end. Signals are the caller's (actix-web's own handling would make
+/// SIGINT a forced stop); the binary handles SIGINT and SIGTERM itself.
 pub fn serve(
     listener: TcpListener,
     services: Services,
@@ -93,6 +95,7 @@ pub fn serve(
             .configure(configure(state.clone()))
     })
     .shutdown_timeout(options.shutdown_timeout.as_secs())
+    .disable_signals()
     .listen(listener)?;
     if options.workers > 0 {
         server = server.workers(options.workers);

@@ -58,14 +58,122 @@ pub async fn start_with(settings: &Settings, services: Services) -> anyhow::Resu
     })
 }
 
-/// `roomlink serve`: runs until SIGINT or SIGTERM, then lets in-flight requests finish.
+/// `roomlink serve`: runs until SIGINT or SIGTERM. Either signal stops gracefully: no new
+/// connections, background tasks stop, in-flight requests get `server.shutdown_timeout_secs`
+/// to finish. A second SIGINT meanwhile stops at once (an error: requests were cut off).
 pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
     let running = start(settings).await?;
-    tracing::info!(address = %running.address, "roomlink is listening");
-    let result = running.server.await;
-    drop(running.background);
-    tracing::info!("roomlink stopped");
-    result.context("the HTTP server failed")
+    // Listening for signals before saying so: a signal sent right after the announcement counts.
+    let mut signals = StopSignals::new().context("cannot listen for SIGINT/SIGTERM")?;
+    let handle = running.server.handle();
+    let Running {
+        address,
+        server,
+        background,
+        ..
+    } = running;
+    let mut server = std::pin::pin!(server);
+    tracing::info!(address = %address, "roomlink is listening");
+    let first = tokio::select! {
+        result = &mut server => {
+            drop(background);
+            tracing::info!("roomlink stopped");
+            return result.context("the HTTP server failed");
+        }
+        signal = signals.next() => signal,
+    };
+    tracing::info!(
+        signal = first.name(),
+        grace_secs = settings.server.shutdown_timeout_secs,
+        "shutting down: accepting no new connections, finishing in-flight requests \
+         (a second SIGINT stops at once)"
+    );
+    drop(background);
+    // The command is sent now; the server's own future ends when the workers are done (the
+    // returned one would only say the same).
+    drop(handle.stop(true));
+    loop {
+        tokio::select! {
+            result = &mut server => {
+                tracing::info!("roomlink stopped");
+                return result.context("the HTTP server failed");
+            }
+            signal = signals.next() => match signal {
+                Signal::Interrupt => {
+                    tracing::warn!("second SIGINT: stopping now, in-flight requests are cut off");
+                    // actix-server handles one stop command at a time and the graceful one is
+                    // still waiting for its workers: dropping the server instead tells every
+                    // worker to stop at once.
+                    return Err(anyhow::anyhow!(
+                        "stopped by a second SIGINT before in-flight requests finished"
+                    ));
+                }
+                Signal::Terminate => tracing::info!(
+                    "SIGTERM: already shutting down (a second SIGINT stops at once)"
+                ),
+            },
+        }
+    }
+}
+
+/// A signal asking the service to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signal {
+    Interrupt,
+    Terminate,
+}
+
+impl Signal {
+    fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+}
+
+/// SIGINT and SIGTERM as a stream. Once created, neither ends the process by itself.
+#[cfg(unix)]
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl StopSignals {
+    fn new() -> std::io::Result<StopSignals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(StopSignals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    async fn next(&mut self) -> Signal {
+        tokio::select! {
+            Some(()) = self.interrupt.recv() => Signal::Interrupt,
+            Some(()) = self.terminate.recv() => Signal::Terminate,
+            else => std::future::pending().await,
+        }
+    }
+}
+
+/// Elsewhere only Ctrl-C, which counts as SIGINT.
+#[cfg(not(unix))]
+struct StopSignals;
+
+#[cfg(not(unix))]
+impl StopSignals {
+    fn new() -> std::io::Result<StopSignals> {
+        Ok(StopSignals)
+    }
+
+    async fn next(&mut self) -> Signal {
+        match tokio::signal::ctrl_c().await {
+            Ok(()) => Signal::Interrupt,
+            Err(_) => std::future::pending().await,
+        }
+    }
 }
 
 /// Refreshes the status cache: every enterprise's listeners, one batched call each.
