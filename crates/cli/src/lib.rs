@@ -168,6 +168,9 @@ pub enum EndpointCommand {
     Status { id: Option<String> },
 }
 
+/// The error of a command that talks to the service when no credentials were given.
+pub const NO_CREDENTIALS: &str = "no access token: give one with --token or the ROOMLINKCTL_TOKEN environment variable (or `token` in the config file), or a service user with --username and --password (ROOMLINKCTL_USERNAME, ROOMLINKCTL_PASSWORD)";
+
 fn client(global: &Global) -> Result<Client, CliError> {
     let connection = config::resolve(&config::Given {
         config: global.config.clone(),
@@ -177,6 +180,11 @@ fn client(global: &Global) -> Result<Client, CliError> {
         password: global.password.clone(),
         timeout_secs: global.timeout,
     })?;
+    // Every request needs credentials: say where they go instead of letting the service
+    // answer NotAuthenticated.
+    if matches!(connection.auth, client::Auth::None) {
+        return Err(CliError::other(NO_CREDENTIALS));
+    }
     Client::new(
         &connection.url,
         connection.auth,

@@ -469,3 +469,40 @@ fn tokens_endpoints_config_and_one_line_errors() {
     assert!(err.contains("cannot connect"), "{err}");
     assert!(!err.contains("secret-token-value"));
 }
+
+#[test]
+fn without_credentials_the_error_says_how_to_give_a_token() {
+    let home = tempfile::tempdir().unwrap();
+    // Nothing listens on port 9: the error must come before any request.
+    let ctl = || {
+        let mut c = Command::new(BIN);
+        c.env_clear()
+            .env("HOME", home.path())
+            .env("ROOMLINKCTL_URL", "http://127.0.0.1:9");
+        c
+    };
+    for args in [
+        &["endpoints", "list"][..],
+        &["csv", "export"],
+        &["token", "list"],
+        &["endpoints", "status"],
+    ] {
+        let out = run(ctl().args(args));
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(
+            err.trim_end(),
+            format!("roomlinkctl: {}", roomlink_cli::NO_CREDENTIALS)
+        );
+        assert!(
+            err.contains("--token") && err.contains("ROOMLINKCTL_TOKEN"),
+            "{err}"
+        );
+    }
+    // The offline plan needs none.
+    let file = home.path().join("rooms.csv");
+    std::fs::write(&file, "name,password\nBoardroom,pw\n").unwrap();
+    let out = run(ctl().args(["csv", "validate"]).arg(&file));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -27,13 +27,17 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    // Everything it logs goes to stdout, after the "listening on" line, so `> sim.log` keeps
+    // the whole log in the file; stderr is only for the reason it could not start.
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                // actix-server's start-up lines would come before "listening on"; quiet by
+                // default so that line stays the first (RUST_LOG brings them back).
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,actix_server=warn")),
         )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stdout)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();
     let cli = Cli::parse();
     match run(cli) {

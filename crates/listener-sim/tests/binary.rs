@@ -98,3 +98,59 @@ fn bad_flags_exit_non_zero_with_a_reason() {
     let reason = String::from_utf8_lossy(&missing_key.stderr);
     assert!(reason.contains("private key"), "{reason}");
 }
+
+/// Redirected as the README does (`> sim.log &`), everything it logs lands in that file and
+/// nothing on stderr: the terminal stays clean between curl outputs.
+#[tokio::test]
+async fn its_log_goes_to_stdout_with_the_listening_line() {
+    let dir = std::env::temp_dir().join(format!("roomlink-sim-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (log, errors) = (dir.join("sim.log"), dir.join("sim.err"));
+    let child = Command::new(BIN)
+        .args(["--bind", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::fs::File::create(&errors).unwrap())
+        .spawn()
+        .expect("the simulator binary starts");
+    let running = Running(child);
+    let read = || std::fs::read_to_string(&log).unwrap_or_default();
+    let wait_for = |needle: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let text = read();
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no {needle:?} in {text:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let text = wait_for("listening on http://");
+    assert!(
+        text.starts_with("listening on http://"),
+        "the first line: {text:?}"
+    );
+    let base = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("listening on "))
+        .unwrap()
+        .to_owned();
+
+    let set = reqwest::Client::new()
+        .put(format!("{base}/sim/endpoints/127.77.9.9/fault"))
+        .json(&serde_json::json!({"fault": "bad_credentials"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(set.status().is_success());
+    let text = wait_for("fault set");
+    assert!(text.contains("listener simulator started"), "{text}");
+    drop(running);
+    let stderr = std::fs::read_to_string(&errors).unwrap();
+    assert!(stderr.is_empty(), "nothing on stderr: {stderr:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -40,6 +40,12 @@ impl Serialize for TokenView<'_> {
         m.serialize_entry("creator", &p.creator)?;
         m.serialize_entry("firstName", &p.first_name)?;
         m.serialize_entry("lastName", &p.last_name)?;
+        // The predecessor's fields the contract leaves out, for its clients: `username` is who
+        // created the token (the service user, or the platform user's username, also for a
+        // Zero Touch token), i.e. `creator`; `seamId` was the enterprise's id on the meeting
+        // platform, which roomlink does not know, so it is null (the predecessor allowed null).
+        m.serialize_entry("username", &p.creator)?;
+        m.serialize_entry("seamId", &None::<String>)?;
         if let Some(platform_id) = p.platform_id {
             m.serialize_entry("platformId", &platform_id)?;
         }

@@ -75,8 +75,14 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
             "A token of the companion meeting platform, instead of Basic credentials.",
             string().into(),
         ),
+        "seamaccesstoken" => (
+            "The predecessor's name for `platformaccesstoken`, accepted for its clients; both \
+             with different values is `Invalid`.",
+            string().into(),
+        ),
         "code" => (
-            "With `platformaccesstoken`: an endpoint's pairing code, for a Zero Touch token.",
+            "With `platformaccesstoken` (or `seamaccesstoken`): an endpoint's pairing code, for a \
+             Zero Touch token.",
             string().into(),
         ),
         "duration" => (

@@ -19,7 +19,8 @@ pub(super) fn security_of(access: Access) -> Option<Vec<SecurityRequirement>> {
     match access {
         Access::Public => Some(Vec::new()),
         Access::Caller(_) => None,
-        // Basic credentials, or none at all when `platformaccesstoken` is in the query.
+        // Basic credentials, or none at all when `platformaccesstoken` (or `seamaccesstoken`) is
+        // in the query.
         Access::TokenCreation => Some(vec![
             SecurityRequirement::new("basicAuth", Vec::<String>::new()),
             SecurityRequirement::default(),

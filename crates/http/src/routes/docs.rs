@@ -6,7 +6,7 @@ use crate::error::ApiError;
 use crate::openapi::{self, DOCUMENT_PATH, REFERENCE_PATH};
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::http::header::{self, ContentType};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::Error;
 use std::sync::{Arc, OnceLock};
 use utoipa_swagger_ui::Config;
@@ -77,16 +77,16 @@ pub(super) const REFERENCE_FILE: Operation = Operation {
 
 /// `/api/docs/{file}`: the page (`index.html` for an empty name) and its assets. Anything
 /// else is the catalog's `NotFound`, as for any unknown path.
-async fn reference_file(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn reference_file(
+    req: HttpRequest,
+    file: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     match utoipa_swagger_ui::serve(&file, reference_config()) {
         Ok(Some(found)) => Ok(HttpResponse::Ok()
             .content_type(found.content_type)
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .body(found.bytes.into_owned())),
-        Ok(None) => Err(ApiError(Error::not_found(
-            "Resource",
-            "(the requested path)",
-        ))),
+        Ok(None) => Err(ApiError(super::unknown_path(&req))),
         Err(e) => Err(ApiError(Error::internal(format!(
             "the API reference page could not be served: {e}"
         )))),

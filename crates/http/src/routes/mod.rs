@@ -101,13 +101,62 @@ fn resource(path: &str, allowed: Vec<&'static str>) -> Resource {
     }))
 }
 
-/// Any path no route matches.
-/// The path is not echoed: it may hold a token (/api/auth/accesstokens/{token}).
-pub async fn not_found() -> Result<HttpResponse, ApiError> {
-    Err(ApiError(Error::not_found(
-        "Resource",
-        "(the requested path)",
-    )))
+/// Any path no route matches: `NotFound` naming the method and the path, redacted (see
+/// [`redacted_path`]).
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError(unknown_path(&req)))
+}
+
+/// The `NotFound` of a path nothing answers: the method and the redacted path in the message,
+/// `entityClass: Resource` and the path as `entityId` (the catalog's only keys for NotFound).
+pub(crate) fn unknown_path(req: &HttpRequest) -> Error {
+    let path = redacted_path(req.path());
+    let method = shorten(req.method().as_str(), 16);
+    Error::new(
+        ErrorKind::NotFound,
+        format!("No Resource exists at {method} {path}."),
+    )
+    .with("entityClass", "Resource")
+    .with("entityId", path)
+}
+
+/// Segments at least this long are redacted.
+const REDACT_FROM_CHARS: usize = 20;
+/// The longest path echoed; the rest is cut.
+const ECHO_MAX_CHARS: usize = 200;
+
+/// A request path fit to echo in an error. A mistyped path may still carry a secret (an access
+/// token in `/api/auth/accesstoken/<token>`, a platform token), and tokens are long runs of
+/// letters and digits. So every segment of 20 characters or more becomes `{redacted}`, whatever
+/// it holds (an endpoint id too: 24 characters), as does any segment after one that begins with
+/// `accesstoken` (a short token there is still a token); the result is cut at 200 characters.
+/// The query string is never part of it (`HttpRequest::path` excludes it).
+pub(crate) fn redacted_path(path: &str) -> String {
+    let mut after_token_segment = false;
+    let redacted = path
+        .split('/')
+        .map(|segment| {
+            let secret = (after_token_segment && !segment.is_empty())
+                || segment.chars().count() >= REDACT_FROM_CHARS;
+            after_token_segment = segment
+                .get(..TOKEN_SEGMENT.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(TOKEN_SEGMENT));
+            if secret { "{redacted}" } else { segment }
+        })
+        .collect::<Vec<_>>()
+        .join("/");
+    shorten(&redacted, ECHO_MAX_CHARS)
+}
+
+/// The segment after one beginning so (`accesstokens`, `accesstoken`, any case) is a token.
+const TOKEN_SEGMENT: &str = "accesstoken";
+
+/// At most `max` characters of `text`, with `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

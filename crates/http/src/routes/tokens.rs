@@ -23,9 +23,12 @@ pub(super) const CREATE: Operation = Operation {
         description: "From Basic credentials (a service user or a companion-platform user), or \
             from `platformaccesstoken`; with `platformaccesstoken` and `code` (an endpoint's \
             pairing code), a Zero Touch token (ROLE_PAIRINGCODE, at most one day) limited to \
-            that endpoint. The token value is shown in this response only.",
+            that endpoint. The token value is shown in this response only. \
+            `seamaccesstoken`, the predecessor's name, is accepted for `platformaccesstoken` \
+            (both with different values is `Invalid`).",
         params: &[
             Param::Query("platformaccesstoken"),
+            Param::Query("seamaccesstoken"),
             Param::Query("code"),
             Param::Query("duration"),
             Param::Query("clientName"),
@@ -38,7 +41,7 @@ pub(super) const CREATE: Operation = Operation {
 };
 
 /// `POST /api/auth/accesstokens`: from Basic credentials (service or platform user), or from
-/// `platformaccesstoken` (plus `code` for Zero Touch). Options: `duration`, `clientName`,
+/// `platformaccesstoken` or its alias `seamaccesstoken` (plus `code` for Zero Touch). Options: `duration`, `clientName`,
 /// `clientDeviceType`.
 async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     let options = CreateOptions {
@@ -50,7 +53,7 @@ async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
             .transpose()?,
     };
     let tokens = &state.services.tokens;
-    let created = match query_param(&req, "platformaccesstoken").filter(|t| !t.is_empty()) {
+    let created = match platform_token(&req)? {
         Some(platform_token) => {
             let code = query_param(&req, "code");
             tokens
@@ -68,6 +71,20 @@ async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
         },
     };
     Ok(HttpResponse::Ok().json(created.view()))
+}
+
+/// The platform token of the query: `platformaccesstoken`, or `seamaccesstoken`, the
+/// predecessor's name for it, which its clients still send. Both with different values is
+/// `Invalid` (neither value is echoed): guessing which one the client meant could issue a
+/// token for the wrong user. Empty values count as absent.
+fn platform_token(req: &HttpRequest) -> Result<Option<String>, Error> {
+    let given = |name| query_param(req, name).filter(|t| !t.is_empty());
+    match (given("platformaccesstoken"), given("seamaccesstoken")) {
+        (Some(current), Some(alias)) if current != alias => Err(Error::invalid(
+            "platformaccesstoken and seamaccesstoken (its former name) differ: give only one",
+        )),
+        (current, alias) => Ok(current.or(alias)),
+    }
 }
 
 pub(super) const LIST: Operation = Operation {

@@ -13,6 +13,7 @@ mod limits;
 mod listeners;
 mod listing;
 mod reference;
+mod relay_clients;
 mod tenancy;
 mod tokens;
 mod zero_touch;

@@ -42,6 +42,22 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     prop("creator", nullable_text(), true),
                     prop("firstName", nullable_text(), true),
                     prop("lastName", nullable_text(), true),
+                    prop(
+                        "username",
+                        text(true).description(Some(
+                            "The predecessor's name for `creator`, kept for its clients: the \
+                             service user's or the platform user's username.",
+                        )),
+                        true,
+                    ),
+                    prop(
+                        "seamId",
+                        text(true).description(Some(
+                            "The predecessor's id of the enterprise on the meeting platform, \
+                             kept for its clients; roomlink does not know it: always null.",
+                        )),
+                        true,
+                    ),
                     prop("platformId", integer(false), false),
                     prop("pairingCodeId", string(), false),
                     prop("pairingCodeEndpointId", string(), false),

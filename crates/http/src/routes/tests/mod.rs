@@ -180,3 +180,75 @@ async fn actix_answers_exactly_the_table() {
         assert_eq!(body["errorName"], "NotFound", "{unknown}");
     }
 }
+
+#[actix_web::test]
+async fn unknown_paths_are_named_with_their_secrets_redacted() {
+    let app = init_service(
+        App::new()
+            .configure(configure)
+            .default_service(web::to(not_found)),
+    )
+    .await;
+    let token = "i0gni52qmhtdsht5pvpu68dv96gqvil6";
+    for (method, uri, echoed) in [
+        (HttpMethod::GET, "/api/nothing", "/api/nothing"),
+        (
+            HttpMethod::POST,
+            "/api/endpoints/sample/joinn?meetingid=1&accesstoken=secret",
+            "/api/endpoints/sample/joinn",
+        ),
+        (
+            HttpMethod::GET,
+            &format!("/api/auth/accesstoken/{token}"),
+            "/api/auth/accesstoken/{redacted}",
+        ),
+        (
+            HttpMethod::DELETE,
+            "/api/auth/AccessTokens/short-one/x",
+            "/api/auth/AccessTokens/{redacted}/x",
+        ),
+        (
+            HttpMethod::GET,
+            &format!("/api/endpoint/0123456789abcdef01234567/{token}/status"),
+            "/api/endpoint/{redacted}/{redacted}/status",
+        ),
+    ] {
+        let request = TestRequest::default()
+            .method(method.clone())
+            .uri(uri)
+            .to_request();
+        let response = call_service(&app, request).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{uri}");
+        let body: Value = read_body_json(response).await;
+        assert_eq!(body["errorName"], "NotFound", "{uri}");
+        assert_eq!(
+            body["errorMessage"],
+            format!("No Resource exists at {method} {echoed}."),
+        );
+        assert_eq!(
+            body["errorDetails"],
+            json!({"entityClass": "Resource", "entityId": echoed})
+        );
+        let text = body.to_string();
+        for secret in [token, "short-one", "secret", "meetingid"] {
+            assert!(!text.contains(secret), "{secret} echoed: {text}");
+        }
+    }
+}
+
+#[test]
+fn echoed_paths_are_bounded() {
+    let long = "/a".repeat(500);
+    let echoed = super::redacted_path(&long);
+    assert_eq!(
+        echoed.chars().count(),
+        201,
+        "200 characters and the ellipsis"
+    );
+    assert!(echoed.ends_with('…'));
+    assert_eq!(super::redacted_path("/"), "/");
+    assert_eq!(
+        super::redacted_path("/api/accesstokens"),
+        "/api/accesstokens"
+    );
+}
