@@ -47,7 +47,10 @@ async fn migrate_creates_the_schema_once() {
     );
     assert_eq!(
         store.migrate().await.unwrap(),
-        ["2025-11-22-000000_initial"]
+        [
+            "2025-11-22-000000_initial",
+            "2026-01-10-000000_user_disabled"
+        ]
     );
     let migrated = schema(&path);
     for table in [
