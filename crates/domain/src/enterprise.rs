@@ -60,6 +60,19 @@ pub struct ServiceUser {
     pub username: String,
     pub password_hash: String,
     pub role: Role,
+    /// A disabled user cannot sign in (`roomlink admin user disable`); it keeps its name.
+    pub disabled: bool,
+}
+
+/// What an enterprise owns, counted (for `roomlink admin enterprise show|list|delete`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EnterpriseUsage {
+    pub endpoints: u64,
+    pub listeners: u64,
+    pub users: u64,
+    /// Stored access tokens, expired ones not yet purged included.
+    pub tokens: u64,
 }
 
 #[cfg(test)]

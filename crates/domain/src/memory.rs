@@ -7,7 +7,7 @@
 
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
-use crate::enterprise::{Enterprise, ServiceUser};
+use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
 use crate::listener::ListenerService;
@@ -55,6 +55,21 @@ impl MemoryStore {
         self.state
             .lock()
             .map_err(|_| Error::internal("memory store lock poisoned"))
+    }
+
+    /// Applies `change` to the enterprise's user; `false` if it has no such user.
+    fn with_user(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        change: impl FnOnce(&mut ServiceUser),
+    ) -> Result<bool> {
+        let mut s = self.lock()?;
+        let user = s
+            .users
+            .iter_mut()
+            .find(|u| u.enterprise_id == *enterprise && u.username == username);
+        Ok(user.map(change).is_some())
     }
 }
 
@@ -148,6 +163,72 @@ impl EnterpriseStore for MemoryStore {
             None => Ok(false),
         }
     }
+
+    async fn list_enterprises(&self) -> Result<Vec<Enterprise>> {
+        let mut all = self.lock()?.enterprises.clone();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(all)
+    }
+
+    async fn enterprise_usage(&self, id: &EnterpriseId) -> Result<EnterpriseUsage> {
+        let s = self.lock()?;
+        let count = |n: usize| n as u64;
+        Ok(EnterpriseUsage {
+            endpoints: count(s.count_endpoints(id)),
+            listeners: count(
+                s.listeners
+                    .iter()
+                    .filter(|l| l.enterprise_id == *id)
+                    .count(),
+            ),
+            users: count(s.users.iter().filter(|u| u.enterprise_id == *id).count()),
+            tokens: count(s.tokens.iter().filter(|t| t.enterprise_id() == id).count()),
+        })
+    }
+
+    async fn set_endpoint_limit(&self, id: &EnterpriseId, limit: u32) -> Result<bool> {
+        let mut s = self.lock()?;
+        Ok(match s.enterprises.iter_mut().find(|e| e.id == *id) {
+            Some(e) => {
+                e.endpoint_limit = limit;
+                true
+            }
+            None => false,
+        })
+    }
+
+    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<bool> {
+        let mut s = self.lock()?;
+        let before = s.enterprises.len();
+        s.enterprises.retain(|e| e.id != *id);
+        if s.enterprises.len() == before {
+            return Ok(false);
+        }
+        let State {
+            users,
+            tokens,
+            endpoints,
+            endpoint_positions,
+            listeners,
+            pairing_codes,
+            paired,
+            statuses,
+            failures,
+            ..
+        } = &mut *s;
+        for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
+            endpoint_positions.remove(e.id());
+        }
+        endpoints.retain(|e| e.enterprise_id() != id);
+        users.retain(|u| u.enterprise_id != *id);
+        tokens.retain(|t| t.enterprise_id() != id);
+        listeners.retain(|l| l.enterprise_id != *id);
+        pairing_codes.retain(|p| p.enterprise_id != *id);
+        paired.retain(|p| p.enterprise_id != *id);
+        statuses.retain(|(e, _), _| e != id);
+        failures.retain(|f| f.enterprise_id != *id);
+        Ok(true)
+    }
 }
 
 #[async_trait]
@@ -171,6 +252,46 @@ impl UserStore for MemoryStore {
             .iter()
             .find(|u| u.username == username)
             .cloned())
+    }
+
+    async fn list_users(&self, enterprise: &EnterpriseId) -> Result<Vec<ServiceUser>> {
+        let mut users: Vec<ServiceUser> = self
+            .lock()?
+            .users
+            .iter()
+            .filter(|u| u.enterprise_id == *enterprise)
+            .cloned()
+            .collect();
+        users.sort_by(|a, b| a.username.cmp(&b.username));
+        Ok(users)
+    }
+
+    async fn set_user_disabled(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        disabled: bool,
+    ) -> Result<bool> {
+        self.with_user(enterprise, username, |u| u.disabled = disabled)
+    }
+
+    async fn set_user_password(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        password_hash: &str,
+    ) -> Result<bool> {
+        self.with_user(enterprise, username, |u| {
+            u.password_hash = password_hash.to_owned()
+        })
+    }
+
+    async fn delete_user(&self, enterprise: &EnterpriseId, username: &str) -> Result<bool> {
+        let mut s = self.lock()?;
+        let before = s.users.len();
+        s.users
+            .retain(|u| !(u.enterprise_id == *enterprise && u.username == username));
+        Ok(s.users.len() != before)
     }
 }
 
@@ -231,6 +352,20 @@ impl TokenStore for MemoryStore {
         let before = s.tokens.len();
         s.tokens.retain(|t| t.is_live(now));
         Ok((before - s.tokens.len()) as u64)
+    }
+
+    async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64> {
+        let mut s = self.lock()?;
+        let (gone, kept): (Vec<AccessToken>, Vec<AccessToken>) =
+            std::mem::take(&mut s.tokens).into_iter().partition(|t| {
+                t.enterprise_id() == enterprise
+                    && t.parts().platform_id.is_none()
+                    && t.parts().creator.as_deref() == Some(username)
+            });
+        s.tokens = kept;
+        s.paired
+            .retain(|p| !gone.iter().any(|t| *t.id() == p.token_id));
+        Ok(gone.len() as u64)
     }
 }
 

@@ -13,7 +13,7 @@
 
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
-use crate::enterprise::{Enterprise, ServiceUser};
+use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::enums::EndpointCapability;
 use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
@@ -55,6 +55,17 @@ pub trait EnterpriseStore: Send + Sync {
     async fn enterprise_ids(&self) -> Result<Vec<EnterpriseId>>;
     /// Sets or removes the enterprise's public key. `false` if the enterprise does not exist.
     async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool>;
+    /// Every enterprise, ordered by name (operator listings).
+    async fn list_enterprises(&self) -> Result<Vec<Enterprise>>;
+    /// How many endpoints, listeners, service users and stored tokens the enterprise has
+    /// (zeros for an unknown enterprise).
+    async fn enterprise_usage(&self, id: &EnterpriseId) -> Result<EnterpriseUsage>;
+    /// Sets the endpoint limit. `false` if the enterprise does not exist.
+    async fn set_endpoint_limit(&self, id: &EnterpriseId, limit: u32) -> Result<bool>;
+    /// Deletes the enterprise and, in the same transaction, everything it owns: endpoints
+    /// (with statuses, pairing codes), listeners, tokens, paired statuses, service users and
+    /// failures. `false` if it does not exist.
+    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<bool>;
 }
 
 #[cfg_attr(feature = "mock", automock)]
@@ -64,6 +75,25 @@ pub trait UserStore: Send + Sync {
     async fn create_user(&self, user: &ServiceUser) -> Result<()>;
     /// The user with this username, in whichever enterprise (Basic auth names none).
     async fn user_by_username(&self, username: &str) -> Result<Option<ServiceUser>>;
+    /// The enterprise's service users, ordered by username.
+    async fn list_users(&self, enterprise: &EnterpriseId) -> Result<Vec<ServiceUser>>;
+    /// Disables or enables the enterprise's user. `false` if it has no such user.
+    async fn set_user_disabled(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        disabled: bool,
+    ) -> Result<bool>;
+    /// Replaces the user's password hash. `false` if the enterprise has no such user.
+    async fn set_user_password(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        password_hash: &str,
+    ) -> Result<bool>;
+    /// Deletes the enterprise's user (its tokens are not touched: see
+    /// [`TokenStore::delete_user_tokens`]). `false` if it has no such user.
+    async fn delete_user(&self, enterprise: &EnterpriseId, username: &str) -> Result<bool>;
 }
 
 #[cfg_attr(feature = "mock", automock)]
@@ -85,6 +115,10 @@ pub trait TokenStore: Send + Sync {
     async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool>;
     /// Deletes every token expired at `now`; returns how many.
     async fn purge_expired_tokens(&self, now: i64) -> Result<u64>;
+    /// Deletes the enterprise's tokens a service user created (creator `username`, no
+    /// platform id: tokens of platform users are never touched), and in the same transaction
+    /// their paired statuses; returns how many tokens.
+    async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64>;
 }
 
 #[cfg_attr(feature = "mock", automock)]

@@ -1,4 +1,5 @@
-//! The operator commands: serve, migrate, admin enterprise create, admin user create.
+//! The operator commands: serve, migrate, admin enterprise create, admin user create (the
+//! other admin commands: `crate::admin`).
 
 use crate::settings::Settings;
 use anyhow::Context;
@@ -224,7 +225,8 @@ pub async fn create_enterprise(
     name: &str,
     limit: Option<u32>,
 ) -> anyhow::Result<String> {
-    let services = crate::services(settings, true).await?;
+    // The first enterprise of a new installation may create the SQLite file (with a warning).
+    let services = crate::admin_services(settings, true).await?;
     let enterprise = services.admin.create_enterprise(name, limit).await?;
     Ok(format!(
         "created enterprise {} (id {}, endpoint limit {})",
@@ -237,11 +239,10 @@ pub async fn create_user(
     settings: &Settings,
     enterprise: &str,
     username: &str,
-    role: &str,
+    role: Role,
     password: Secret,
 ) -> anyhow::Result<String> {
-    let role = Role::parse(role)?;
-    let services = crate::services(settings, true).await?;
+    let services = crate::admin_services(settings, false).await?;
     let user = services
         .admin
         .create_user(enterprise, username, role, password)
@@ -261,6 +262,9 @@ pub fn password_from_stdin() -> anyhow::Result<Secret> {
         .read_to_string(&mut input)
         .context("cannot read the password from standard input")?;
     let line = input.lines().next().unwrap_or("");
-    anyhow::ensure!(!line.is_empty(), "no password on standard input");
+    if line.is_empty() {
+        // Bad input (exit code 1), like any other refused value.
+        return Err(roomlink_domain::Error::invalid("no password on standard input").into());
+    }
     Ok(Secret::new(line))
 }

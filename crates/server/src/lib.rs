@@ -3,6 +3,7 @@
 //!
 //! This is the one crate that knows every adapter.
 
+pub mod admin;
 pub mod commands;
 pub mod settings;
 
@@ -20,12 +21,26 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Connects to the database named by the settings (migrating it if `migrate`).
+/// Connects to the database named by the settings (migrating it if `migrate`); a missing
+/// SQLite file is created, with a warning.
 pub async fn connect_store(settings: &Settings, migrate: bool) -> anyhow::Result<Arc<DbStore>> {
+    connect_store_with(settings, migrate, true).await
+}
+
+/// As [`connect_store`]; with `create_sqlite` off, a missing SQLite file is refused
+/// (`StoreError::NoSqliteDatabase`) instead of created. Logs which database it opened.
+pub async fn connect_store_with(
+    settings: &Settings,
+    migrate: bool,
+    create_sqlite: bool,
+) -> anyhow::Result<Arc<DbStore>> {
     let mut config = DbConfig::new(settings.database.url.clone());
     config.max_connections = settings.database.max_connections.max(1);
     config.connect_timeout = Duration::from_millis(settings.database.connect_timeout_ms);
+    config.create_sqlite = create_sqlite;
     let store = DbStore::connect(&config).await?;
+    let (backend, location) = (store.backend(), store.location());
+    tracing::info!(%backend, %location, "database: {backend} at {location}");
     if migrate {
         let applied = store.migrate().await?;
         if !applied.is_empty() {
@@ -53,21 +68,52 @@ pub fn service_key(settings: &Settings) -> anyhow::Result<ServiceKey> {
 
 /// The companion platform's identity adapter: an OAuth2 provider, a static file, or nobody.
 pub fn platform(settings: &Settings) -> anyhow::Result<Arc<dyn PlatformIdentity>> {
+    Ok(platform_described(settings)?.0)
+}
+
+/// The platform adapter and a one-line description of it for the startup log (a file path
+/// and its user count, or the provider's host; never a client secret).
+fn platform_described(settings: &Settings) -> anyhow::Result<(Arc<dyn PlatformIdentity>, String)> {
     Ok(
         match (&settings.platform.oauth2, &settings.platform.static_file) {
             (Some(_), Some(_)) => {
                 anyhow::bail!("configure platform.oauth2 or platform.static_file, not both")
             }
             (Some(oauth2), None) => {
-                Arc::new(OAuth2Platform::new(oauth2.clone()).context("platform.oauth2")?)
+                let described = format!(
+                    "OAuth2 provider, introspection at {}, password grant at {}",
+                    url_host(&oauth2.introspection_url),
+                    url_host(&oauth2.token_url)
+                );
+                let adapter = OAuth2Platform::new(oauth2.clone()).context("platform.oauth2")?;
+                (Arc::new(adapter), described)
             }
-            (None, Some(path)) => Arc::new(StaticPlatform::load(path)?),
-            (None, None) => Arc::new(StaticPlatform::empty()),
+            (None, Some(path)) => {
+                let adapter = StaticPlatform::load(path)?;
+                let described = format!(
+                    "static file {} with {} user(s)",
+                    path.display(),
+                    adapter.len()
+                );
+                (Arc::new(adapter), described)
+            }
+            (None, None) => (
+                Arc::new(StaticPlatform::empty()),
+                "none (platform credentials are refused)".to_owned(),
+            ),
         },
     )
 }
 
-/// Every use case, wired to real adapters.
+/// The host (and port) of a URL: no user, password, path or query.
+fn url_host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.rsplit_once('@').map_or(authority, |(_, h)| h)
+}
+
+/// Every use case, wired to real adapters, for serving: a missing SQLite file is created
+/// (with a warning), and each adapter is named in the log.
 pub async fn services(settings: &Settings, migrate: bool) -> anyhow::Result<Services> {
     services_with_clock(settings, migrate, Arc::new(SystemClock)).await
 }
@@ -78,9 +124,29 @@ pub async fn services_with_clock(
     migrate: bool,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<Services> {
+    wire(settings, migrate, true, true, clock).await
+}
+
+/// The use cases for an admin command: migrated, and a missing SQLite file is created only
+/// if `create_sqlite` (see `docs/operations.md`, "Admin commands").
+pub async fn admin_services(settings: &Settings, create_sqlite: bool) -> anyhow::Result<Services> {
+    wire(settings, true, create_sqlite, false, Arc::new(SystemClock)).await
+}
+
+async fn wire(
+    settings: &Settings,
+    migrate: bool,
+    create_sqlite: bool,
+    log_adapters: bool,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<Services> {
+    // The database first: a refused SQLite file must not leave a new key file behind.
+    let store = connect_store_with(settings, migrate, create_sqlite).await?;
     let key = service_key(settings)?;
-    let platform = platform(settings)?;
-    let store = connect_store(settings, migrate).await?;
+    let (platform, described) = platform_described(settings)?;
+    if log_adapters {
+        log_wiring(settings, &described);
+    }
     let policies = Policies {
         pairing: PairingPolicy {
             rotation_ms: i64::try_from(
@@ -104,6 +170,31 @@ pub async fn services_with_clock(
         },
         policies,
     ))
+}
+
+/// One startup line per adapter besides the database (logged when connecting): what an
+/// operator checks first when the service behaves unlike another instance.
+fn log_wiring(settings: &Settings, platform: &str) {
+    tracing::info!("platform identity: {platform}");
+    let listener = &settings.listener;
+    tracing::info!(
+        command_timeout_ms = listener.command_timeout_ms,
+        status_poll_interval_ms = listener.status_poll_interval_ms.max(1000),
+        "listener client: command timeout {} ms, status poll every {} ms",
+        listener.command_timeout_ms,
+        listener.status_poll_interval_ms.max(1000)
+    );
+    let l = &settings.limits;
+    tracing::info!(
+        "abuse limits: {}/s burst {} per address, {}/s burst {} per token, {} failed \
+         authentications per minute per address, {} header bytes (0 = off)",
+        l.address_rate_per_sec,
+        l.address_burst,
+        l.token_rate_per_sec,
+        l.token_burst,
+        l.auth_failures_per_minute,
+        l.max_header_bytes
+    );
 }
 
 /// Sets up logging: human-readable or JSON lines, filtered by `log.level` (or `RUST_LOG`).

@@ -18,6 +18,10 @@ pub struct DbConfig {
     pub max_connections: usize,
     /// How long to wait for a connection, from the pool or from the server.
     pub connect_timeout: Duration,
+    /// Whether a missing SQLite file may be created (with a warning). `false` makes
+    /// [`crate::DbStore::connect`] refuse with [`StoreError::NoSqliteDatabase`] instead: for
+    /// commands that need existing data, run from the wrong directory.
+    pub create_sqlite: bool,
 }
 
 impl DbConfig {
@@ -29,6 +33,7 @@ impl DbConfig {
             url: url.into(),
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            create_sqlite: true,
         }
     }
 }
@@ -39,6 +44,7 @@ impl fmt::Debug for DbConfig {
             .field("url", &redact(&self.url))
             .field("max_connections", &self.max_connections)
             .field("connect_timeout", &self.connect_timeout)
+            .field("create_sqlite", &self.create_sqlite)
             .finish()
     }
 }
@@ -108,6 +114,22 @@ impl Target {
         }
     }
 
+    /// The target for the startup log: the SQLite file's absolute path, or PostgreSQL's
+    /// host, port and database, never the user or password.
+    pub(crate) fn summary(&self) -> String {
+        match self {
+            Target::Postgres(url) => {
+                let rest = url.split_once("://").map_or("", |(_, r)| r);
+                let rest = rest.split('?').next().unwrap_or_default();
+                let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
+                let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+                let host = if host.is_empty() { "localhost" } else { host };
+                format!("{host}/{database}")
+            }
+            Target::Sqlite(path) => absolute(path),
+        }
+    }
+
     /// The target as it may appear in logs and errors.
     pub(crate) fn describe(&self) -> String {
         match self {
@@ -115,6 +137,14 @@ impl Target {
             Target::Sqlite(path) => path.display().to_string(),
         }
     }
+}
+
+/// A path made absolute against the working directory, for messages (as given if that fails).
+pub(crate) fn absolute(path: &std::path::Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// The URL without its password: `postgres://user:***@host/db`, query parameters (which may
@@ -208,6 +238,14 @@ mod tests {
         );
         assert_eq!(password("postgres://bob:s3cr3t@db/rl"), Some("s3cr3t"));
         assert_eq!(password("postgres://bob@db/rl"), None);
+        let summary = |url: &str| Target::parse(url).ok().unwrap().summary();
+        assert_eq!(
+            summary("postgres://bob:p@ss@db.example:5433/rl?password=x"),
+            "db.example:5433/rl"
+        );
+        assert_eq!(summary("postgresql://db/rl"), "db/rl");
+        assert!(summary("sqlite://x.db").ends_with("/x.db"));
+        assert!(summary("sqlite://x.db").starts_with('/'));
         let c = DbConfig::new("postgres://bob:s3cr3t@db/rl");
         assert!(!format!("{c:?}").contains("s3cr3t"));
     }

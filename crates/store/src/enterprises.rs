@@ -3,11 +3,14 @@
 use crate::DbStore;
 use crate::error::{DbError, is_unique_violation};
 use crate::models::{EnterpriseRow, UserRow};
-use crate::schema::{enterprises, service_users};
+use crate::schema::{
+    access_tokens, endpoint_statuses, endpoints, enterprises, failures, listener_services,
+    paired_statuses, pairing_codes, service_users,
+};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use roomlink_domain::enterprise::{Enterprise, ServiceUser};
+use roomlink_domain::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use roomlink_domain::ids::EnterpriseId;
 use roomlink_domain::ports::{EnterpriseStore, UserStore};
 use roomlink_domain::{Error, Result};
@@ -79,6 +82,103 @@ impl EnterpriseStore for DbStore {
             Ok(n > 0)
         })
     }
+
+    async fn list_enterprises(&self) -> Result<Vec<Enterprise>> {
+        db_run!(self, |c| {
+            let rows: Vec<EnterpriseRow> = enterprises::table
+                .order(enterprises::name)
+                .select(EnterpriseRow::as_select())
+                .load(c)
+                .await?;
+            Ok(rows
+                .into_iter()
+                .map(EnterpriseRow::into_domain)
+                .collect::<Result<_>>()?)
+        })
+    }
+
+    async fn enterprise_usage(&self, id: &EnterpriseId) -> Result<EnterpriseUsage> {
+        let id = id.as_str();
+        db_run!(self, |c| {
+            let endpoints: i64 = endpoints::table
+                .filter(endpoints::enterprise_id.eq(id))
+                .count()
+                .get_result(c)
+                .await?;
+            let listeners: i64 = listener_services::table
+                .filter(listener_services::enterprise_id.eq(id))
+                .count()
+                .get_result(c)
+                .await?;
+            let users: i64 = service_users::table
+                .filter(service_users::enterprise_id.eq(id))
+                .count()
+                .get_result(c)
+                .await?;
+            let tokens: i64 = access_tokens::table
+                .filter(access_tokens::enterprise_id.eq(id))
+                .count()
+                .get_result(c)
+                .await?;
+            let n = |v: i64| u64::try_from(v).unwrap_or(0);
+            Ok(EnterpriseUsage {
+                endpoints: n(endpoints),
+                listeners: n(listeners),
+                users: n(users),
+                tokens: n(tokens),
+            })
+        })
+    }
+
+    async fn set_endpoint_limit(&self, id: &EnterpriseId, limit: u32) -> Result<bool> {
+        db_run!(self, |c| {
+            let n = diesel::update(enterprises::table.find(id.as_str()))
+                .set(enterprises::endpoint_limit.eq(i64::from(limit)))
+                .execute(c)
+                .await?;
+            Ok(n > 0)
+        })
+    }
+
+    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<bool> {
+        let id = id.as_str();
+        // Every table by name rather than by ON DELETE CASCADE: paired statuses have no
+        // foreign key, and the order (dependents first) satisfies every constraint.
+        db_tx!(self, |c| {
+            diesel::delete(
+                endpoint_statuses::table.filter(endpoint_statuses::enterprise_id.eq(id)),
+            )
+            .execute(c)
+            .await?;
+            diesel::delete(paired_statuses::table.filter(paired_statuses::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            diesel::delete(pairing_codes::table.filter(pairing_codes::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            diesel::delete(endpoints::table.filter(endpoints::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            diesel::delete(
+                listener_services::table.filter(listener_services::enterprise_id.eq(id)),
+            )
+            .execute(c)
+            .await?;
+            diesel::delete(access_tokens::table.filter(access_tokens::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            diesel::delete(service_users::table.filter(service_users::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            diesel::delete(failures::table.filter(failures::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            let n = diesel::delete(enterprises::table.find(id))
+                .execute(c)
+                .await?;
+            Ok(n > 0)
+        })
+    }
 }
 
 #[async_trait]
@@ -118,6 +218,72 @@ impl UserStore for DbStore {
                 .await
                 .optional()?;
             Ok(row.map(UserRow::into_domain).transpose()?)
+        })
+    }
+
+    async fn list_users(&self, enterprise: &EnterpriseId) -> Result<Vec<ServiceUser>> {
+        db_run!(self, |c| {
+            let rows: Vec<UserRow> = service_users::table
+                .filter(service_users::enterprise_id.eq(enterprise.as_str()))
+                .order(service_users::username)
+                .select(UserRow::as_select())
+                .load(c)
+                .await?;
+            Ok(rows
+                .into_iter()
+                .map(UserRow::into_domain)
+                .collect::<Result<_>>()?)
+        })
+    }
+
+    async fn set_user_disabled(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        disabled: bool,
+    ) -> Result<bool> {
+        db_run!(self, |c| {
+            let n = diesel::update(
+                service_users::table
+                    .filter(service_users::enterprise_id.eq(enterprise.as_str()))
+                    .filter(service_users::username.eq(username)),
+            )
+            .set(service_users::disabled.eq(disabled))
+            .execute(c)
+            .await?;
+            Ok(n > 0)
+        })
+    }
+
+    async fn set_user_password(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+        password_hash: &str,
+    ) -> Result<bool> {
+        db_run!(self, |c| {
+            let n = diesel::update(
+                service_users::table
+                    .filter(service_users::enterprise_id.eq(enterprise.as_str()))
+                    .filter(service_users::username.eq(username)),
+            )
+            .set(service_users::password_hash.eq(password_hash))
+            .execute(c)
+            .await?;
+            Ok(n > 0)
+        })
+    }
+
+    async fn delete_user(&self, enterprise: &EnterpriseId, username: &str) -> Result<bool> {
+        db_run!(self, |c| {
+            let n = diesel::delete(
+                service_users::table
+                    .filter(service_users::enterprise_id.eq(enterprise.as_str()))
+                    .filter(service_users::username.eq(username)),
+            )
+            .execute(c)
+            .await?;
+            Ok(n > 0)
         })
     }
 }

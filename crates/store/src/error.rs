@@ -15,6 +15,12 @@ pub enum StoreError {
     UnknownScheme { scheme: String },
     #[error("invalid database URL: {0}")]
     InvalidUrl(String),
+    #[error(
+        "no SQLite database at {path}: not creating a new one for this command; point to the \
+         service's database with --config FILE or ROOMLINK__DATABASE__URL, or run from the \
+         service's directory"
+    )]
+    NoSqliteDatabase { path: String },
     #[error("cannot create the directory of the SQLite database {path}: {reason}")]
     CreateDir { path: String, reason: String },
     #[error("cannot connect to {backend} at {target}: {reason}")]

@@ -117,17 +117,27 @@ impl std::fmt::Debug for DbStore {
 }
 
 impl DbStore {
-    /// Opens the pool and makes one connection to prove the database answers. An SQLite file
-    /// (and its directory) is created if missing. Works on any tokio runtime, current-thread too.
+    /// Opens the pool and makes one connection to prove the database answers. A missing SQLite
+    /// file (and its directory) is created with a warning, or refused when
+    /// `config.create_sqlite` is off. Works on any tokio runtime, current-thread too.
     pub async fn connect(config: &DbConfig) -> Result<DbStore, StoreError> {
         let target = Target::parse(&config.url)?;
         if let Target::Sqlite(path) = &target
-            && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !path.exists()
         {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::CreateDir {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-            })?;
+            // A new file beside the wrong working directory looks like an empty service
+            // (and gets a new sealing key): say so, or refuse where data is expected.
+            let shown = config::absolute(path);
+            if !config.create_sqlite {
+                return Err(StoreError::NoSqliteDatabase { path: shown });
+            }
+            tracing::warn!(path = %shown, "creating new SQLite database at {shown}");
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| StoreError::CreateDir {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+            }
         }
         let store = DbStore {
             pool: DbPool::build(&target, config)?,
@@ -173,6 +183,12 @@ impl DbStore {
 
     pub fn backend(&self) -> Backend {
         self.target.backend()
+    }
+
+    /// Which database this is, for logs: the SQLite file's absolute path, or PostgreSQL's
+    /// `host:port/database`. Never a user name or password.
+    pub fn location(&self) -> String {
+        self.target.summary()
     }
 
     async fn check(&self) -> Result<(), error::DbError> {

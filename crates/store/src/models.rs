@@ -63,6 +63,7 @@ pub(crate) struct UserRow {
     pub username: String,
     pub password_hash: String,
     pub role: String,
+    pub disabled: bool,
 }
 
 impl UserRow {
@@ -73,6 +74,7 @@ impl UserRow {
             username: u.username.clone(),
             password_hash: u.password_hash.clone(),
             role: u.role.as_str().to_owned(),
+            disabled: u.disabled,
         }
     }
 
@@ -83,6 +85,7 @@ impl UserRow {
             enterprise_id: EnterpriseId::from_trusted(self.enterprise_id),
             username: self.username,
             password_hash: self.password_hash,
+            disabled: self.disabled,
         })
     }
 }

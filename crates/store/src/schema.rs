@@ -18,6 +18,7 @@ diesel::table! {
         username -> Text,
         password_hash -> Text,
         role -> Text,
+        disabled -> Bool,
     }
 }
 

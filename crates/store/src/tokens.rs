@@ -99,4 +99,27 @@ impl TokenStore for DbStore {
             Ok(n as u64)
         })
     }
+
+    async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64> {
+        db_tx!(self, |c| {
+            let ids: Vec<String> = diesel::delete(
+                access_tokens::table
+                    .filter(access_tokens::enterprise_id.eq(enterprise.as_str()))
+                    .filter(access_tokens::creator.eq(username))
+                    .filter(access_tokens::platform_id.is_null()),
+            )
+            .returning(access_tokens::id)
+            .get_results(c)
+            .await?;
+            // Paired statuses have no foreign key (see the migration): removed by token id.
+            for chunk in ids.chunks(crate::dialect::IN_CHUNK) {
+                diesel::delete(
+                    paired_statuses::table.filter(paired_statuses::token_id.eq_any(chunk)),
+                )
+                .execute(c)
+                .await?;
+            }
+            Ok(ids.len() as u64)
+        })
+    }
 }

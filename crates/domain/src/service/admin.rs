@@ -1,13 +1,22 @@
 //! Operator use cases behind `roomlink admin`: enterprises and service users.
+//!
+//! What happens to tokens (see `docs/operations.md`): disabling, deleting a user or setting
+//! its password revokes every token the user created (tokens record their creator's username;
+//! tokens made with such a token inherit it), so a leaked token dies with the credentials.
+//! Enabling restores sign-in only, never tokens.
 
 use crate::access::Role;
 use crate::enterprise::{
-    DEFAULT_ENDPOINT_LIMIT, Enterprise, ServiceUser, check_enterprise_name, check_username,
+    DEFAULT_ENDPOINT_LIMIT, Enterprise, EnterpriseUsage, ServiceUser, check_enterprise_name,
+    check_username,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{EnterpriseId, UserId};
-use crate::ports::{EnterpriseStore, IdGenerator, PasswordHasher, SecretSealer, UserStore};
+use crate::ports::{
+    EnterpriseStore, IdGenerator, PasswordHasher, SecretSealer, TokenStore, UserStore,
+};
 use crate::secret::Secret;
+use serde::Serialize;
 use std::sync::Arc;
 
 /// Service passwords: 8 to 1024 characters.
@@ -16,6 +25,7 @@ pub const SERVICE_PASSWORD_MIN_CHARS: usize = 8;
 pub struct Admin {
     pub enterprises: Arc<dyn EnterpriseStore>,
     pub users: Arc<dyn UserStore>,
+    pub tokens: Arc<dyn TokenStore>,
     pub hasher: Arc<dyn PasswordHasher>,
     pub sealer: Arc<dyn SecretSealer>,
     pub ids: Arc<dyn IdGenerator>,
@@ -53,13 +63,7 @@ impl Admin {
                 "role: service users are ROLE_READWRITE or ROLE_READONLY",
             ));
         }
-        let n = password.expose().chars().count();
-        if !(SERVICE_PASSWORD_MIN_CHARS..=crate::rules::PASSWORD_MAX_CHARS).contains(&n) {
-            return Err(Error::invalid(format!(
-                "password: must be {SERVICE_PASSWORD_MIN_CHARS} to {} characters",
-                crate::rules::PASSWORD_MAX_CHARS
-            )));
-        }
+        check_service_password(&password)?;
         let enterprise = self
             .enterprises
             .enterprise_by_name(enterprise_name)
@@ -75,10 +79,228 @@ impl Admin {
             username: username.to_owned(),
             password_hash: self.hasher.hash(password).await?,
             role,
+            disabled: false,
         };
         self.users.create_user(&user).await?;
         Ok(user)
     }
+}
+
+/// `Invalid` unless the password has 8 to 1024 characters.
+fn check_service_password(password: &Secret) -> Result<()> {
+    let n = password.expose().chars().count();
+    if (SERVICE_PASSWORD_MIN_CHARS..=crate::rules::PASSWORD_MAX_CHARS).contains(&n) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "password: must be {SERVICE_PASSWORD_MIN_CHARS} to {} characters",
+            crate::rules::PASSWORD_MAX_CHARS
+        )))
+    }
+}
+
+/// An enterprise and what it owns (`roomlink admin enterprise list|show`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EnterpriseInfo {
+    #[serde(flatten)]
+    pub enterprise: Enterprise,
+    pub usage: EnterpriseUsage,
+}
+
+/// A service user as an operator sees it: never its password hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInfo {
+    pub enterprise: String,
+    pub username: String,
+    pub role: &'static str,
+    pub disabled: bool,
+}
+
+impl UserInfo {
+    fn of(enterprise: &Enterprise, user: ServiceUser) -> UserInfo {
+        UserInfo {
+            enterprise: enterprise.name.clone(),
+            username: user.username,
+            role: user.role.as_str(),
+            disabled: user.disabled,
+        }
+    }
+}
+
+/// What a user change did to the user's tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Revoked {
+    pub tokens: u64,
+}
+
+/// The operator's enterprise commands.
+impl Admin {
+    /// The enterprise with this name; `NotFound` otherwise.
+    pub async fn enterprise_named(&self, name: &str) -> Result<Enterprise> {
+        self.enterprises
+            .enterprise_by_name(name)
+            .await?
+            .ok_or_else(|| no_enterprise(name))
+    }
+
+    async fn info(&self, enterprise: Enterprise) -> Result<EnterpriseInfo> {
+        let usage = self.enterprises.enterprise_usage(&enterprise.id).await?;
+        Ok(EnterpriseInfo { enterprise, usage })
+    }
+
+    /// Every enterprise, by name, with its counts.
+    pub async fn list_enterprises(&self) -> Result<Vec<EnterpriseInfo>> {
+        let mut all = Vec::new();
+        for enterprise in self.enterprises.list_enterprises().await? {
+            all.push(self.info(enterprise).await?);
+        }
+        Ok(all)
+    }
+
+    pub async fn show_enterprise(&self, name: &str) -> Result<EnterpriseInfo> {
+        let enterprise = self.enterprise_named(name).await?;
+        self.info(enterprise).await
+    }
+
+    /// Sets the endpoint limit. `Invalid` below the endpoints the enterprise already has:
+    /// a limit it already exceeds would refuse every insert with no way back but deletions.
+    pub async fn set_endpoint_limit(&self, name: &str, limit: u32) -> Result<Enterprise> {
+        let mut enterprise = self.enterprise_named(name).await?;
+        let usage = self.enterprises.enterprise_usage(&enterprise.id).await?;
+        if u64::from(limit) < usage.endpoints {
+            return Err(Error::invalid(format!(
+                "endpoint limit: {limit} is below the {} endpoints enterprise '{name}' has",
+                usage.endpoints
+            )));
+        }
+        if !self
+            .enterprises
+            .set_endpoint_limit(&enterprise.id, limit)
+            .await?
+        {
+            return Err(no_enterprise(name));
+        }
+        enterprise.endpoint_limit = limit;
+        Ok(enterprise)
+    }
+
+    /// Deletes the enterprise with everything it owns. While it has endpoints, only when
+    /// `confirmed` (the operator said `--yes`); `Invalid` otherwise, and nothing is deleted.
+    pub async fn delete_enterprise(&self, name: &str, confirmed: bool) -> Result<EnterpriseInfo> {
+        let info = self.show_enterprise(name).await?;
+        if info.usage.endpoints > 0 && !confirmed {
+            return Err(Error::invalid(format!(
+                "enterprise '{name}' still has {} endpoint(s); confirm (--yes) to delete them with it",
+                info.usage.endpoints
+            )));
+        }
+        if !self
+            .enterprises
+            .delete_enterprise(&info.enterprise.id)
+            .await?
+        {
+            return Err(no_enterprise(name));
+        }
+        Ok(info)
+    }
+}
+
+/// The operator's service-user commands; users are named by enterprise and username.
+impl Admin {
+    /// The enterprise's users, or every enterprise's (by enterprise name, then username).
+    pub async fn list_users(&self, enterprise: Option<&str>) -> Result<Vec<UserInfo>> {
+        let enterprises = match enterprise {
+            Some(name) => vec![self.enterprise_named(name).await?],
+            None => self.enterprises.list_enterprises().await?,
+        };
+        let mut all = Vec::new();
+        for e in enterprises {
+            for user in self.users.list_users(&e.id).await? {
+                all.push(UserInfo::of(&e, user));
+            }
+        }
+        Ok(all)
+    }
+
+    /// Disables (and revokes the tokens of) or enables a user. Idempotent.
+    pub async fn set_user_disabled(
+        &self,
+        enterprise: &str,
+        username: &str,
+        disabled: bool,
+    ) -> Result<Revoked> {
+        let e = self.enterprise_named(enterprise).await?;
+        if !self
+            .users
+            .set_user_disabled(&e.id, username, disabled)
+            .await?
+        {
+            return Err(no_user(enterprise, username));
+        }
+        self.revoke_if(disabled, &e.id, username).await
+    }
+
+    /// Replaces the password (hashed as at creation) and revokes the user's tokens.
+    pub async fn set_user_password(
+        &self,
+        enterprise: &str,
+        username: &str,
+        password: Secret,
+    ) -> Result<Revoked> {
+        check_service_password(&password)?;
+        let e = self.enterprise_named(enterprise).await?;
+        let hash = self.hasher.hash(password).await?;
+        if !self.users.set_user_password(&e.id, username, &hash).await? {
+            return Err(no_user(enterprise, username));
+        }
+        self.revoke_if(true, &e.id, username).await
+    }
+
+    /// Deletes the user and revokes its tokens; nothing else of the enterprise changes.
+    pub async fn delete_user(&self, enterprise: &str, username: &str) -> Result<Revoked> {
+        let e = self.enterprise_named(enterprise).await?;
+        if !self.users.delete_user(&e.id, username).await? {
+            return Err(no_user(enterprise, username));
+        }
+        self.revoke_if(true, &e.id, username).await
+    }
+
+    async fn revoke_if(
+        &self,
+        revoke: bool,
+        enterprise: &EnterpriseId,
+        username: &str,
+    ) -> Result<Revoked> {
+        let tokens = if revoke {
+            self.tokens.delete_user_tokens(enterprise, username).await?
+        } else {
+            0
+        };
+        Ok(Revoked { tokens })
+    }
+}
+
+fn no_enterprise(name: &str) -> Error {
+    Error::new(
+        ErrorKind::NotFound,
+        format!(
+            "enterprise: no enterprise named '{}'",
+            crate::enums::shorten(name)
+        ),
+    )
+}
+
+fn no_user(enterprise: &str, username: &str) -> Error {
+    Error::new(
+        ErrorKind::NotFound,
+        format!(
+            "user: enterprise '{}' has no user '{}'",
+            crate::enums::shorten(enterprise),
+            crate::enums::shorten(username)
+        ),
+    )
 }
 
 impl Admin {
@@ -127,5 +349,202 @@ impl Admin {
             return Err(principal.enterprise_id.not_found());
         }
         self.enterprise_of(principal).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::RoleSet;
+    use crate::ids::TokenId;
+    use crate::memory::MemoryStore;
+    use crate::ports::{MockPasswordHasher, MockSecretSealer};
+    use crate::system::RandomIds;
+    use crate::token::{AccessToken, TokenHash, TokenParts};
+
+    fn admin(store: &Arc<MemoryStore>) -> Admin {
+        let mut hasher = MockPasswordHasher::new();
+        hasher
+            .expect_hash()
+            .returning(|p| Ok(format!("hashed:{}", p.expose())));
+        Admin {
+            enterprises: store.clone(),
+            users: store.clone(),
+            tokens: store.clone(),
+            hasher: Arc::new(hasher),
+            sealer: Arc::new(MockSecretSealer::new()),
+            ids: Arc::new(RandomIds),
+        }
+    }
+
+    fn token(enterprise: &Enterprise, creator: &str, platform_id: Option<i64>) -> AccessToken {
+        let id = RandomIds.entity_id();
+        AccessToken::new(TokenParts {
+            id: TokenId::from_trusted(id.clone()),
+            hash: TokenHash::of(&Secret::new(id)),
+            enterprise_id: enterprise.id.clone(),
+            enterprise_name: enterprise.name.clone(),
+            creation_date: 0,
+            expiration_date: 1_000,
+            roles: RoleSet::read_write(),
+            client_name: None,
+            creator: Some(creator.into()),
+            platform_id,
+            first_name: None,
+            last_name: None,
+            pairing: None,
+        })
+        .unwrap()
+    }
+
+    async fn setup() -> (Arc<MemoryStore>, Admin, Enterprise) {
+        let store = Arc::new(MemoryStore::new());
+        let admin = admin(&store);
+        let acme = admin.create_enterprise("acme", Some(5)).await.unwrap();
+        admin
+            .create_user("acme", "ops", Role::ReadWrite, Secret::new("password-1"))
+            .await
+            .unwrap();
+        (store, admin, acme)
+    }
+
+    #[tokio::test]
+    async fn enterprises_list_show_and_limit() {
+        let (_store, admin, _) = setup().await;
+        admin.create_enterprise("beta", None).await.unwrap();
+        let all = admin.list_enterprises().await.unwrap();
+        let names: Vec<_> = all.iter().map(|i| i.enterprise.name.as_str()).collect();
+        assert_eq!(names, ["acme", "beta"]);
+        assert_eq!(all[0].usage.users, 1);
+        let shown = admin.show_enterprise("acme").await.unwrap();
+        assert_eq!(shown.enterprise.endpoint_limit, 5);
+        assert_eq!(
+            admin.show_enterprise("nope").await.unwrap_err().kind(),
+            ErrorKind::NotFound
+        );
+        let e = admin.set_endpoint_limit("acme", 0).await.unwrap();
+        assert_eq!(e.endpoint_limit, 0);
+        assert_eq!(
+            admin
+                .show_enterprise("acme")
+                .await
+                .unwrap()
+                .enterprise
+                .endpoint_limit,
+            0
+        );
+    }
+
+    #[tokio::test]
+    async fn deleting_an_enterprise_takes_everything_it_owns() {
+        let (store, admin, acme) = setup().await;
+        store
+            .insert_token(&token(&acme, "ops", None))
+            .await
+            .unwrap();
+        let gone = admin.delete_enterprise("acme", false).await.unwrap();
+        assert_eq!(gone.usage.tokens, 1);
+        assert!(admin.list_enterprises().await.unwrap().is_empty());
+        assert_eq!(store.user_by_username("ops").await.unwrap(), None);
+        assert_eq!(
+            store.enterprise_usage(&acme.id).await.unwrap(),
+            EnterpriseUsage::default()
+        );
+        assert_eq!(
+            admin
+                .delete_enterprise("acme", true)
+                .await
+                .unwrap_err()
+                .kind(),
+            ErrorKind::NotFound
+        );
+    }
+
+    #[tokio::test]
+    async fn users_disable_enable_password_delete_and_their_tokens() {
+        let (store, admin, acme) = setup().await;
+        let own = token(&acme, "ops", None);
+        let platform_namesake = token(&acme, "ops", Some(7));
+        store.insert_token(&own).await.unwrap();
+        store.insert_token(&platform_namesake).await.unwrap();
+
+        let revoked = admin.set_user_disabled("acme", "ops", true).await.unwrap();
+        assert_eq!(
+            revoked.tokens, 1,
+            "the platform user's token is not the user's"
+        );
+        assert!(
+            store
+                .user_by_username("ops")
+                .await
+                .unwrap()
+                .unwrap()
+                .disabled
+        );
+        let listed = admin.list_users(Some("acme")).await.unwrap();
+        assert!(listed[0].disabled);
+        assert_eq!(listed[0].role, "ROLE_READWRITE");
+        assert_eq!(
+            admin.set_user_disabled("acme", "ops", false).await.unwrap(),
+            Revoked { tokens: 0 }
+        );
+        assert!(
+            !store
+                .user_by_username("ops")
+                .await
+                .unwrap()
+                .unwrap()
+                .disabled
+        );
+
+        store
+            .insert_token(&token(&acme, "ops", None))
+            .await
+            .unwrap();
+        let r = admin
+            .set_user_password("acme", "ops", Secret::new("password-2"))
+            .await
+            .unwrap();
+        assert_eq!(r.tokens, 1);
+        let user = store.user_by_username("ops").await.unwrap().unwrap();
+        assert_eq!(user.password_hash, "hashed:password-2");
+        assert_eq!(
+            admin
+                .set_user_password("acme", "ops", Secret::new("short"))
+                .await
+                .unwrap_err()
+                .kind(),
+            ErrorKind::Invalid
+        );
+
+        assert_eq!(
+            admin
+                .delete_user("acme", "nobody")
+                .await
+                .unwrap_err()
+                .kind(),
+            ErrorKind::NotFound
+        );
+        admin.delete_user("acme", "ops").await.unwrap();
+        assert!(admin.list_users(None).await.unwrap().is_empty());
+        assert_eq!(store.enterprise_usage(&acme.id).await.unwrap().tokens, 1);
+    }
+
+    #[tokio::test]
+    async fn users_are_addressed_within_their_enterprise() {
+        let (_store, admin, _) = setup().await;
+        admin.create_enterprise("beta", None).await.unwrap();
+        assert_eq!(
+            admin
+                .set_user_disabled("beta", "ops", true)
+                .await
+                .unwrap_err()
+                .kind(),
+            ErrorKind::NotFound
+        );
+        assert_eq!(
+            admin.list_users(Some("gamma")).await.unwrap_err().kind(),
+            ErrorKind::NotFound
+        );
     }
 }

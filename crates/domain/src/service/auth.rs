@@ -166,11 +166,13 @@ impl Authenticator {
     /// Basic credentials: a service user, else a companion-platform user.
     pub async fn by_password(&self, username: &str, password: Secret) -> Result<Principal> {
         if let Some(user) = self.users.user_by_username(username).await? {
-            if !self
+            let verified = self
                 .hasher
                 .verify(password, user.password_hash.clone())
-                .await?
-            {
+                .await?;
+            // A disabled user is refused after the same verify and with the same error as a
+            // wrong password: nothing tells a caller the account exists but is disabled.
+            if !verified || user.disabled {
                 return Err(Error::bad_credentials());
             }
             let enterprise = self.enterprise(&user.enterprise_id).await?;
@@ -315,6 +317,7 @@ mod tests {
                     username: "ops".into(),
                     password_hash: "$2b$hash".into(),
                     role: Role::ReadWrite,
+                    disabled: false,
                 }))
             });
         m.hasher
@@ -333,6 +336,30 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::BadCredentialsException);
+    }
+
+    #[tokio::test]
+    async fn a_disabled_user_is_refused_like_a_wrong_password() {
+        let mut m = Mocks::new();
+        m.users.expect_user_by_username().returning(|_| {
+            Ok(Some(ServiceUser {
+                id: UserId::from_trusted("u".into()),
+                enterprise_id: enterprise().id,
+                username: "ops".into(),
+                password_hash: "$2b$hash".into(),
+                role: Role::ReadWrite,
+                disabled: true,
+            }))
+        });
+        // The verify still runs: a refusal takes as long as for a wrong password.
+        m.hasher.expect_verify().times(1).returning(|_, _| Ok(true));
+        let auth = m.build(Arc::new(ManualClock::at(0)));
+        let e = auth
+            .by_password("ops", Secret::new("right"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadCredentialsException);
+        assert_eq!(e.message(), Error::bad_credentials().message());
     }
 
     #[tokio::test]

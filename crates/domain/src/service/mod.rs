@@ -111,6 +111,7 @@ impl Services {
             admin: Arc::new(admin::Admin {
                 enterprises: store.clone(),
                 users: store.clone(),
+                tokens: store.clone(),
                 hasher: ports.hasher.clone(),
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),

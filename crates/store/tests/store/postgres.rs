@@ -50,7 +50,10 @@ async fn migrate_creates_the_schema_once() {
     assert!(schema(db.url()).await.is_empty());
     assert_eq!(
         store.migrate().await.unwrap(),
-        ["2025-11-22-000000_initial"]
+        [
+            "2025-11-22-000000_initial",
+            "2026-01-10-000000_user_disabled"
+        ]
     );
     let migrated = schema(db.url()).await;
     for column in [

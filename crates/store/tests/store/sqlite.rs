@@ -47,7 +47,10 @@ async fn migrate_creates_the_schema_once() {
     );
     assert_eq!(
         store.migrate().await.unwrap(),
-        ["2025-11-22-000000_initial"]
+        [
+            "2025-11-22-000000_initial",
+            "2026-01-10-000000_user_disabled"
+        ]
     );
     let migrated = schema(&path);
     for table in [
@@ -158,4 +161,29 @@ async fn bad_urls_are_clear_errors() {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::CreateDir { .. }), "{err}");
+}
+
+/// Commands that need existing data refuse to create a new SQLite file, and name the path.
+#[tokio::test]
+async fn a_missing_file_is_refused_unless_creation_is_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("elsewhere/roomlink.db");
+    let mut config = DbConfig::new(format!("sqlite://{}", path.display()));
+    config.create_sqlite = false;
+    let refused = DbStore::connect(&config).await.unwrap_err();
+    assert!(matches!(refused, StoreError::NoSqliteDatabase { .. }));
+    let reason = refused.to_string();
+    assert!(reason.contains(&path.display().to_string()), "{reason}");
+    assert!(reason.contains("ROOMLINK__DATABASE__URL"), "{reason}");
+    assert!(
+        !path.exists() && !path.parent().unwrap().exists(),
+        "nothing created"
+    );
+
+    config.create_sqlite = true;
+    let store = DbStore::connect(&config).await.unwrap();
+    assert!(path.exists());
+    assert_eq!(store.location(), path.display().to_string());
+    config.create_sqlite = false;
+    DbStore::connect(&config).await.unwrap();
 }

@@ -48,6 +48,7 @@ pub async fn enterprises_and_users(h: &Harness) {
         username: "admin@acme.example".into(),
         password_hash: "$2b$10$abcdefghijklmnopqrstuu".into(),
         role: Role::ReadWrite,
+        disabled: false,
     };
     h.store.create_user(&user).await.unwrap();
     assert_eq!(

@@ -4,12 +4,14 @@
 //! everywhere. Below: the macro and the fixtures the checks share.
 
 mod access;
+mod admin;
 mod csv;
 mod endpoints;
 mod pairing;
 mod records;
 
 pub use access::*;
+pub use admin::*;
 pub use csv::*;
 pub use endpoints::*;
 pub use pairing::*;
@@ -20,7 +22,7 @@ use futures::future::join_all;
 use roomlink_domain::access::{Role, RoleSet};
 use roomlink_domain::endpoint::page::EndpointPage;
 use roomlink_domain::endpoint::{Endpoint, Field};
-use roomlink_domain::enterprise::{Enterprise, ServiceUser};
+use roomlink_domain::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use roomlink_domain::enums::ClientDeviceType;
 use roomlink_domain::ids::{
     EndpointId, EnterpriseId, FailureId, ListenerServiceId, PairingCodeId, TokenId, UserId,
@@ -67,6 +69,10 @@ macro_rules! contract_tests {
             failures_newest_first,
             enterprises_are_isolated,
             ping_answers,
+            enterprises_listed_counted_and_limited,
+            users_listed_disabled_repassworded_and_deleted,
+            user_tokens_are_revoked_and_no_others,
+            deleting_an_enterprise_leaves_no_orphans,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

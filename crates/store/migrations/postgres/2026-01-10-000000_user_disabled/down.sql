@@ -1,0 +1,2 @@
+DROP INDEX access_tokens_creator;
+ALTER TABLE service_users DROP COLUMN disabled;

@@ -1,0 +1,4 @@
+-- `roomlink admin user disable|enable`: a disabled service user cannot sign in.
+ALTER TABLE service_users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE;
+-- `roomlink admin user ...` revokes the tokens a user created (creator, no platform id).
+CREATE INDEX access_tokens_creator ON access_tokens (enterprise_id, creator);
