@@ -188,14 +188,16 @@ impl Drop for Served {
 }
 
 fn serve(dir: &Path) -> Served {
-    let mut child = roomlink(dir)
+    let child = roomlink(dir)
         .arg("serve")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
+    // Owned by `Served` at once: killed and waited for on every path, panics included.
+    let mut served = Served(child, String::new());
+    let stderr = served.0.stderr.take().unwrap();
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -218,7 +220,8 @@ fn serve(dir: &Path) -> Served {
                 assert!(log.contains(adapter), "{adapter} missing from\n{log}");
             }
             let address = json["fields"]["address"].as_str().unwrap();
-            return Served(child, format!("http://{address}"));
+            served.1 = format!("http://{address}");
+            return served;
         }
     }
     panic!("roomlink did not start: {seen:?}");
