@@ -13,12 +13,13 @@ use crate::settings::Settings;
 
 /// Exit code: done.
 pub const EXIT_OK: u8 = 0;
-/// Exit code: refused as asked (not found, invalid or taken value, `--yes` missing, no SQLite
-/// database where one was expected). Running it again unchanged fails again.
+/// Exit code: refused as asked (a configuration setting refused, not found, invalid or taken
+/// value, `--yes` missing, no SQLite database where one was expected). Running it again
+/// unchanged fails again.
 pub const EXIT_REFUSED: u8 = 1;
 /// Exit code: the command line itself is wrong (clap's own code).
 pub const EXIT_USAGE: u8 = 2;
-/// Exit code: could not run (configuration unusable, database unreachable or failing).
+/// Exit code: could not run (database unreachable or failing, a migration failing).
 /// Running it again later may work.
 pub const EXIT_UNAVAILABLE: u8 = 3;
 

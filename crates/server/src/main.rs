@@ -172,8 +172,9 @@ fn main() -> ExitCode {
     let settings = match Settings::load(cli.config.as_deref()) {
         Ok(s) => s,
         Err(e) => {
+            // A refused setting fails the same way every time: refused, not unavailable.
             eprintln!("roomlink: configuration: {e}");
-            return ExitCode::from(admin::EXIT_UNAVAILABLE);
+            return ExitCode::from(admin::EXIT_REFUSED);
         }
     };
     init_logging(&settings);
