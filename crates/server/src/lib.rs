@@ -140,9 +140,16 @@ async fn wire(
     log_adapters: bool,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<Services> {
-    // The database first: a refused SQLite file must not leave a new key file behind.
-    let store = connect_store_with(settings, migrate, create_sqlite).await?;
-    let key = service_key(settings)?;
+    // Where the SQLite file may not be created, the database first: a refusal must not leave
+    // a new key file behind. Otherwise the key first: a missing key setting is reported even
+    // when the database is down.
+    let (store, key) = if create_sqlite {
+        let key = service_key(settings)?;
+        (connect_store_with(settings, migrate, true).await?, key)
+    } else {
+        let store = connect_store_with(settings, migrate, false).await?;
+        (store, service_key(settings)?)
+    };
     let (platform, described) = platform_described(settings)?;
     if log_adapters {
         log_wiring(settings, &described);
