@@ -21,7 +21,7 @@ use layers::Layer;
 use std::process::Command;
 
 /// Every workspace crate and its layer (see [`Layer`]). A new crate goes here, or the check fails.
-const LAYERS: [(&str, Layer); 11] = [
+const LAYERS: [(&str, Layer); 14] = [
     ("roomlink-domain", Layer::Core),
     ("roomlink-store", Layer::Adapter),
     ("roomlink-http", Layer::Adapter),
@@ -30,7 +30,10 @@ const LAYERS: [(&str, Layer); 11] = [
     ("roomlink-listener-client", Layer::Adapter),
     ("roomlink", Layer::Wiring),
     ("roomlink-cli", Layer::Tool),
+    ("roomlink-listener-protocol", Layer::Shared),
+    ("roomlink-listener", Layer::Tool),
     ("roomlink-listener-sim", Layer::Tool),
+    ("roomlink-device-emu", Layer::Tool),
     ("roomlink-bench-peer", Layer::Tool),
     ("xtask", Layer::StdOnly),
 ];

@@ -3,20 +3,18 @@
 use crate::SimState;
 use crate::fault::{Effect, Fault};
 use crate::rooms::RoomCommand;
-use crate::secrets::{self, bearer};
-use crate::version::capabilities_of;
-use crate::wire::{CommandBody, Failure, StatusBody, WireEndpoint};
-use actix_web::http::StatusCode;
-use actix_web::http::header::{AUTHORIZATION, ContentType};
+use crate::secrets;
+use actix_web::http::header::ContentType;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use roomlink_domain::ports::Clock;
 use roomlink_domain::system::SystemClock;
+use roomlink_listener_protocol::server::{
+    MAX_STATUS_BATCH, bad_request, failure, info_body, refuse_secret,
+};
+use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, WireEndpoint};
 use serde_json::json;
 use std::sync::atomic::Ordering;
-
-/// The protocol's limit on endpoints per `POST /v1/status`.
-pub const MAX_STATUS_BATCH: usize = 500;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/v1/info", web::get().to(info))
@@ -24,54 +22,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/v1/status", web::post().to(status));
 }
 
-/// Unknown paths answer a failure body too: roomlink maps any 404 to `NoSuchHandler`.
-pub async fn not_found(req: HttpRequest) -> HttpResponse {
-    failure(&Failure::listener(
-        404,
-        "no_such_handler",
-        format!("no handler for {} {}", req.method(), req.path()),
-    ))
-}
-
-pub fn failure(body: &Failure) -> HttpResponse {
-    let status = StatusCode::from_u16(body.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    HttpResponse::build(status).json(body)
-}
-
-/// `None` when the request may proceed; otherwise the 401 answer.
-fn refuse_secret(state: &SimState, req: &HttpRequest) -> Option<HttpResponse> {
-    let expected = state.secret.as_ref()?;
-    let presented = req
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer);
-    if presented.is_some_and(|p| expected.matches(p)) {
-        return None;
-    }
-    tracing::warn!(
-        path = req.path(),
-        "refused a request without the listener secret"
-    );
-    Some(failure(&Failure::listener(
-        401,
-        "unauthorized",
-        "missing or wrong listener secret",
-    )))
-}
-
 async fn info(state: web::Data<SimState>, req: HttpRequest) -> HttpResponse {
     state.stats.info.fetch_add(1, Ordering::Relaxed);
-    if let Some(refusal) = refuse_secret(&state, &req) {
+    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
         return refusal;
     }
-    HttpResponse::Ok().json(json!({
-        "version": state.version.to_string(),
-        "protocol": 1,
-        "commands": state.commands,
-        "controlProtocols": state.control_protocols,
-        "capabilities": capabilities_of(&state.commands),
-    }))
+    HttpResponse::Ok().json(info_body(
+        state.version,
+        &state.commands,
+        &state.control_protocols,
+    ))
 }
 
 /// Checks that apply to any endpoint named in a request, before its room system is touched.
@@ -103,7 +63,7 @@ async fn command(
     body: Bytes,
 ) -> HttpResponse {
     state.stats.commands.fetch_add(1, Ordering::Relaxed);
-    if let Some(refusal) = refuse_secret(&state, &req) {
+    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
         return refusal;
     }
     let name = name.into_inner();
@@ -153,7 +113,7 @@ async fn command(
 
 async fn status(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> HttpResponse {
     state.stats.status.fetch_add(1, Ordering::Relaxed);
-    if let Some(refusal) = refuse_secret(&state, &req) {
+    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
         return refusal;
     }
     if !state.has_command("status") {
@@ -218,10 +178,6 @@ async fn status(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> Ht
         Some((fault, endpoint)) => answer(fault.effect("status", endpoint)).await,
         None => HttpResponse::Ok().json(json!({ "statuses": statuses })),
     }
-}
-
-fn bad_request(message: String) -> HttpResponse {
-    failure(&Failure::listener(400, "bad_request", message))
 }
 
 /// Carries out a fault's effect.

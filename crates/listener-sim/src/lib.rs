@@ -12,18 +12,18 @@ pub mod control;
 pub mod fault;
 pub mod rooms;
 pub mod secrets;
-pub mod version;
-pub mod wire;
+
+pub use roomlink_listener_protocol::secrets::load_private_key;
+pub use roomlink_listener_protocol::{version, wire};
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpServer, middleware, web};
+use roomlink_listener_protocol::secrets::SharedSecret;
+use roomlink_listener_protocol::server::{BODY_LIMIT, VERSION_HEADER, not_found};
 use rooms::Rooms;
-use secrets::SharedSecret;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::AtomicU64;
 use version::{DEFAULT_VERSION, Version};
-
-pub use secrets::load_private_key;
 
 /// What a simulated listener is.
 pub struct SimConfig {
@@ -147,9 +147,6 @@ impl SimHandle {
     }
 }
 
-/// Status bodies of 500 endpoints are a few hundred kilobytes; actix's default limit is 256 KiB.
-const BODY_LIMIT: usize = 16 << 20;
-
 /// Binds `bind` (port 0 picks a free port) and serves on the current tokio runtime.
 pub async fn start(bind: &str, config: SimConfig) -> std::io::Result<(SocketAddr, SimHandle)> {
     let listener = TcpListener::bind(bind)?;
@@ -162,12 +159,11 @@ pub async fn start(bind: &str, config: SimConfig) -> std::io::Result<(SocketAddr
             .app_data(state.clone())
             .app_data(web::PayloadConfig::new(BODY_LIMIT))
             .wrap(
-                middleware::DefaultHeaders::new()
-                    .add(("X-Listener-Version", state.version.to_string())),
+                middleware::DefaultHeaders::new().add((VERSION_HEADER, state.version.to_string())),
             )
             .configure(api::configure)
             .configure(control::configure)
-            .default_service(web::to(api::not_found))
+            .default_service(web::to(not_found))
     })
     .workers(workers)
     .shutdown_timeout(5)

@@ -16,7 +16,10 @@ pub enum Layer {
     Adapter,
     /// The binary that wires the adapters to the domain: it may use every crate.
     Wiring,
-    /// A program of its own (client, simulator, benchmark peer) that reuses the domain's rules.
+    /// A library that programs share (the listener protocol's server side): the core only.
+    Shared,
+    /// A program of its own (client, listener, simulator, emulator, benchmark peer) that
+    /// reuses the domain's rules and the shared libraries.
     Tool,
     /// xtask: std only, so that it builds in seconds on a fresh machine.
     StdOnly,
@@ -26,7 +29,8 @@ impl Layer {
     fn may_use(self, other: Layer) -> bool {
         match self {
             Layer::Wiring => true,
-            Layer::Adapter | Layer::Tool => other == Layer::Core,
+            Layer::Adapter | Layer::Shared => other == Layer::Core,
+            Layer::Tool => matches!(other, Layer::Core | Layer::Shared),
             Layer::Core | Layer::StdOnly => false,
         }
     }
@@ -36,6 +40,7 @@ impl Layer {
             Layer::Core => "core",
             Layer::Adapter => "adapter",
             Layer::Wiring => "wiring",
+            Layer::Shared => "shared",
             Layer::Tool => "tool",
             Layer::StdOnly => "std-only",
         }
@@ -46,7 +51,8 @@ impl Layer {
         match self {
             Layer::Core => "the core depends on no other workspace crate",
             Layer::Adapter => "an adapter may depend on the core (roomlink-domain) only",
-            Layer::Tool => "a tool may depend on the core (roomlink-domain) only",
+            Layer::Shared => "a shared library may depend on the core (roomlink-domain) only",
+            Layer::Tool => "a tool may depend on the core and the shared libraries only",
             Layer::Wiring => "the wiring crate may depend on every crate",
             Layer::StdOnly => "xtask has no dependencies at all (std only)",
         }

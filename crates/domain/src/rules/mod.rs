@@ -6,12 +6,14 @@
 //!   skip) and the export it reads back unchanged.
 //! - [`limit`]: the enterprise's endpoint limit, for every writer.
 //! - [`dial_style`]: an ANNEX_O endpoint's dial style cannot change.
-//! - [`dtmf`], [`join`]: parameters of control commands.
+//! - [`dtmf`], [`join`]: parameters of control commands; [`dial_plan`]: what a room system
+//!   dials to join (used by the listener).
 //!
 //! Each returns an [`EndpointDraft`]: the new profile and what happens to the password. The
 //! use-case services seal the password and hand the result to storage.
 
 pub mod csv;
+pub mod dial_plan;
 pub mod dial_style;
 pub mod dtmf;
 pub mod join;

@@ -1,19 +1,36 @@
-//! The bodies of the listener protocol, as the simulator reads and writes them.
+//! The bodies of the listener protocol, as a listener (the simulator or `roomlink-listener`)
+//! reads and writes them.
 //!
 //! Types holding a credential deliberately have no `Debug`: nothing can print them.
 
 use serde::{Deserialize, Serialize};
 
-/// The endpoint as roomlink describes it. Fields the simulator does not use are ignored.
-#[derive(Debug, Default, Deserialize)]
+/// The endpoint as roomlink describes it (no password: that travels as the credential).
+/// Fields a listener does not know are ignored; it writes the same shape to a Mesh driver.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WireEndpoint {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ip_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub control_protocol: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signaling_protocol: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dial_style: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address_style: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
+    /// Where a `MESH` endpoint's driver server answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh_base_uri: Option<String>,
 }
 
 impl WireEndpoint {
@@ -38,12 +55,11 @@ impl WireEndpoint {
 pub enum WireCredential {
     None,
     Plain {
-        #[allow(dead_code)] // a simulated room system accepts any password
         password: String,
     },
     Sealed {
+        /// Which enterprise key sealed it; a listener holds one private key, so it only logs it.
         #[serde(rename = "keyId")]
-        #[allow(dead_code)] // recorded by nobody: the private key is the only key
         key_id: String,
         ciphertext: String,
     },

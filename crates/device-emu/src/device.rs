@@ -1,0 +1,308 @@
+//! One emulated room system: its call state machine, microphone, DTMF log, login and faults.
+//! Every protocol front end (Cisco HTTP and SSH, Poly Telnet, Mesh) drives the same state, so a
+//! test can dial over one protocol and read the result over the control surface.
+//!
+//! The call state machine: idle → dialling (on a dial) → connected (after `connect_after`, read
+//! lazily from the clock, no timers) → idle (on a hang-up). A dial during a call replaces it.
+
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Faults a test can give a device (control surface: `PUT /emu/devices/{address}/faults/{name}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// Every login is refused, whatever the credentials.
+    BadCredentials,
+    /// The user has only the Integrator role: no DTMF, no `Call` status (Cisco).
+    IntegratorRole,
+    /// Every request is refused as over the rate limit (Cisco HTTP: 503).
+    RateLimit,
+    /// Every answer comes after [`Device::slow_ms`].
+    Slow,
+    /// TC-era firmware: no `/xmlapi/session` (302 to the login page), top-level `DTMFSend`.
+    TcFirmware,
+    /// The connection is closed in the middle of a command, with no answer.
+    DropConnection,
+}
+
+impl Fault {
+    pub const ALL: &'static [Fault] = &[
+        Fault::BadCredentials,
+        Fault::IntegratorRole,
+        Fault::RateLimit,
+        Fault::Slow,
+        Fault::TcFirmware,
+        Fault::DropConnection,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Fault::BadCredentials => "bad_credentials",
+            Fault::IntegratorRole => "integrator_role",
+            Fault::RateLimit => "rate_limit",
+            Fault::Slow => "slow",
+            Fault::TcFirmware => "tc_firmware",
+            Fault::DropConnection => "drop_connection",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Fault> {
+        Fault::ALL.iter().copied().find(|f| f.name() == name)
+    }
+}
+
+/// Where the device's call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Idle,
+    Dialling,
+    Connected,
+}
+
+#[derive(Debug, Clone)]
+enum Call {
+    Idle,
+    /// Dialled at this instant; connected once `connect_after` has passed.
+    Placed {
+        at: Instant,
+    },
+}
+
+/// One emulated room system.
+#[derive(Debug, Clone)]
+pub struct Device {
+    call: Call,
+    /// The Cisco call id of the current or last call (increments per dial, as codecs do).
+    pub call_id: u32,
+    pub microphone_muted: bool,
+    /// Every DTMF tone received since start, in order.
+    pub dtmf: String,
+    pub last_dialed: Option<String>,
+    /// The protocol the last dial asked for (`H323`, `Sip`, `h323`, `sip`), as sent.
+    pub last_dial_protocol: Option<String>,
+    pub dial_count: u64,
+    /// Commands that reached the state (after login and faults).
+    pub commands: u64,
+    pub username: String,
+    pub password: String,
+    pub faults: BTreeSet<Fault>,
+    /// How long [`Fault::Slow`] delays each answer.
+    pub slow_ms: u64,
+    connect_after: Duration,
+}
+
+impl Device {
+    pub fn new(username: &str, password: &str, connect_after: Duration) -> Self {
+        Device {
+            call: Call::Idle,
+            call_id: 0,
+            microphone_muted: false,
+            dtmf: String::new(),
+            last_dialed: None,
+            last_dial_protocol: None,
+            dial_count: 0,
+            commands: 0,
+            username: username.to_owned(),
+            password: password.to_owned(),
+            faults: BTreeSet::new(),
+            slow_ms: 5_000,
+            connect_after,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        match self.call {
+            Call::Idle => Phase::Idle,
+            Call::Placed { at } if at.elapsed() >= self.connect_after => Phase::Connected,
+            Call::Placed { .. } => Phase::Dialling,
+        }
+    }
+
+    /// Calls in any phase but idle (Cisco `NumberOfActiveCalls`).
+    pub fn active_calls(&self) -> u32 {
+        u32::from(self.phase() != Phase::Idle)
+    }
+
+    pub fn has(&self, fault: Fault) -> bool {
+        self.faults.contains(&fault)
+    }
+
+    /// Whether `username`/`password` log in (never with [`Fault::BadCredentials`]).
+    pub fn accepts(&self, username: &str, password: &str) -> bool {
+        !self.has(Fault::BadCredentials) && username == self.username && password == self.password
+    }
+
+    pub fn dial(&mut self, number: &str, protocol: Option<&str>) {
+        self.commands += 1;
+        self.call = Call::Placed { at: Instant::now() };
+        self.call_id += 1;
+        self.dial_count += 1;
+        self.last_dialed = Some(number.to_owned());
+        self.last_dial_protocol = protocol.map(str::to_owned);
+    }
+
+    /// Ends the call; `false` when there was none.
+    pub fn hang_up(&mut self) -> bool {
+        self.commands += 1;
+        let had_call = !matches!(self.call, Call::Idle);
+        self.call = Call::Idle;
+        had_call
+    }
+
+    /// Records tones; `false` (nothing recorded) when no call is connected.
+    pub fn send_dtmf(&mut self, tones: &str) -> bool {
+        self.commands += 1;
+        if self.phase() != Phase::Connected {
+            return false;
+        }
+        self.dtmf.push_str(tones);
+        true
+    }
+
+    pub fn set_muted(&mut self, muted: bool) {
+        self.commands += 1;
+        self.microphone_muted = muted;
+    }
+
+    /// The control surface's view. The password is never shown.
+    pub fn view(&self, address: &str) -> serde_json::Value {
+        serde_json::json!({
+            "address": address,
+            "phase": self.phase(),
+            "callActive": self.phase() != Phase::Idle,
+            "callId": self.call_id,
+            "microphoneMuted": self.microphone_muted,
+            "dtmf": self.dtmf,
+            "lastDialed": self.last_dialed,
+            "lastDialProtocol": self.last_dial_protocol,
+            "dialCount": self.dial_count,
+            "commands": self.commands,
+            "username": self.username,
+            "faults": self.faults,
+            "slowMs": self.slow_ms,
+        })
+    }
+}
+
+/// What every new device starts with.
+#[derive(Debug, Clone)]
+pub struct DeviceDefaults {
+    pub username: String,
+    pub password: String,
+    pub connect_after: Duration,
+}
+
+impl Default for DeviceDefaults {
+    fn default() -> Self {
+        DeviceDefaults {
+            username: "admin".into(),
+            password: "emulated-room".into(),
+            connect_after: Duration::from_millis(300),
+        }
+    }
+}
+
+/// Every emulated device, by address (the local address a connection arrived on, or the Mesh
+/// path's `{ip}`). A device exists as soon as anything asks for it.
+#[derive(Clone, Default)]
+pub struct Devices {
+    inner: Arc<Mutex<HashMap<String, Device>>>,
+    defaults: Arc<DeviceDefaults>,
+}
+
+impl Devices {
+    pub fn new(defaults: DeviceDefaults) -> Self {
+        Devices {
+            inner: Arc::default(),
+            defaults: Arc::new(defaults),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Device>> {
+        // A panic while holding the lock leaves plain data behind; keep serving it.
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `f` on the device at `address`, creating it first if needed. Never hold it across
+    /// an await: protocol front ends copy what they need and answer after.
+    pub fn with<R>(&self, address: &str, f: impl FnOnce(&mut Device) -> R) -> R {
+        let mut devices = self.lock();
+        let device = devices.entry(address.to_owned()).or_insert_with(|| {
+            Device::new(
+                &self.defaults.username,
+                &self.defaults.password,
+                self.defaults.connect_after,
+            )
+        });
+        f(device)
+    }
+
+    /// A copy of the device's state.
+    pub fn get(&self, address: &str) -> Device {
+        self.with(address, |d| d.clone())
+    }
+
+    /// Every address seen so far.
+    pub fn addresses(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.lock().keys().cloned().collect();
+        all.sort();
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(connect_after_ms: u64) -> Device {
+        Device::new("admin", "pw", Duration::from_millis(connect_after_ms))
+    }
+
+    #[test]
+    fn a_call_goes_idle_dialling_connected_idle() {
+        let mut d = device(30);
+        assert_eq!(d.phase(), Phase::Idle);
+        d.dial("123.4@bridge.example", Some("Sip"));
+        assert_eq!(d.phase(), Phase::Dialling);
+        assert_eq!(d.active_calls(), 1);
+        assert!(!d.send_dtmf("1"), "no tones before the call connects");
+        std::thread::sleep(Duration::from_millis(40));
+        assert_eq!(d.phase(), Phase::Connected);
+        assert!(d.send_dtmf("42#"));
+        assert!(d.hang_up());
+        assert_eq!(d.phase(), Phase::Idle);
+        assert!(!d.hang_up());
+        assert_eq!(d.dtmf, "42#");
+        assert_eq!(d.last_dialed.as_deref(), Some("123.4@bridge.example"));
+        assert_eq!((d.call_id, d.dial_count), (1, 1));
+    }
+
+    #[test]
+    fn logins_check_credentials_and_the_fault() {
+        let mut d = device(0);
+        assert!(d.accepts("admin", "pw"));
+        assert!(!d.accepts("admin", "other"));
+        d.faults.insert(Fault::BadCredentials);
+        assert!(!d.accepts("admin", "pw"));
+    }
+
+    #[test]
+    fn fault_names_round_trip_and_the_view_hides_the_password() {
+        for f in Fault::ALL {
+            assert_eq!(Fault::parse(f.name()), Some(*f));
+        }
+        assert_eq!(Fault::parse("nope"), None);
+        let devices = Devices::new(DeviceDefaults::default());
+        devices.with("127.77.0.1", |d| d.set_muted(true));
+        let view = devices.get("127.77.0.1").view("127.77.0.1");
+        assert_eq!(view["microphoneMuted"], true);
+        assert!(!view.to_string().contains("emulated-room"));
+        assert_eq!(devices.addresses(), ["127.77.0.1"]);
+    }
+}

@@ -1,0 +1,3 @@
+//! `roomlink-device-emu`: see the crate documentation.
+
+fn main() {}

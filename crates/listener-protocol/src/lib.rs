@@ -1,0 +1,14 @@
+//! The listener protocol, version 1 (docs/listener-protocol.md), from the listener's side:
+//! shared by the simulator (`roomlink-listener-sim`) and the production listener
+//! (`roomlink-listener`), so both read and answer it the same way.
+//!
+//! - [`wire`]: the request and answer bodies; [`failure`]: the room-system failure kinds.
+//! - [`secrets`]: roomlink's shared secret and the endpoint passwords (plain or sealed).
+//! - [`version`]: listener versions and the commands each has.
+//! - [`server`]: the HTTP side every listener shares (secret check, info, failures).
+
+pub mod failure;
+pub mod secrets;
+pub mod server;
+pub mod version;
+pub mod wire;

@@ -1,0 +1,3 @@
+//! `roomlink-listener`: see the crate documentation.
+
+fn main() {}
