@@ -7,3 +7,25 @@
 
 pub mod device;
 pub mod net;
+
+/// One protocol front end serving every device address on one port.
+pub struct Frontend {
+    /// The port it listens on, on every device address.
+    pub port: u16,
+    /// Its accept loops (and servers); aborted on [`Frontend::stop`] or drop.
+    pub tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Frontend {
+    pub fn stop(&self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Frontend {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
