@@ -29,6 +29,9 @@ pub struct WireEndpoint<'a> {
     address_style: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     username: Option<&'a str>,
+    /// A `MESH` endpoint's driver server, which the listener calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mesh_base_uri: Option<&'a str>,
 }
 
 impl<'a> WireEndpoint<'a> {
@@ -44,6 +47,7 @@ impl<'a> WireEndpoint<'a> {
             dial_style: p.dial_style().map(|d| d.as_str()),
             address_style: p.address_style().map(|a| a.as_str()),
             username: p.username().map(|u| u.as_str()),
+            mesh_base_uri: p.mesh_base_uri().map(|u| u.as_str()),
         }
     }
 }

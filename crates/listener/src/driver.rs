@@ -15,6 +15,7 @@ use roomlink_listener_protocol::wire::{Failure, WireEndpoint};
 use zeroize::Zeroizing;
 
 /// The room system a command is for.
+#[derive(Clone)]
 pub struct Device {
     /// The endpoint as roomlink described it (the Mesh driver forwards it).
     pub endpoint: WireEndpoint,
@@ -193,6 +194,10 @@ pub trait Driver: Send + Sync {
 
     /// Reads the device's call and microphone state.
     async fn status(&self, device: &Device) -> Result<DeviceStatus, DriverFailure>;
+
+    /// Called once when the listener stops: close what must be closed (Cisco HTTP sessions
+    /// do not time out on the codec).
+    async fn shutdown(&self) {}
 }
 
 /// Replaces the value of every `Authorization:` header line in a request text by `[redacted]`

@@ -3,6 +3,22 @@
 //! system through the driver of the endpoint's `controlProtocol`.
 //!
 //! - [`driver`]: the driver port (pure); [`drivers`]: Cisco HTTP and SSH, Poly Telnet, Mesh.
+//! - [`api`]: the protocol's HTTP side; [`request`]: from a request to a device and an action;
+//!   [`control`]: one thing at a time per device ([`devices`]), deadlines, IVR tones.
+//! - [`settings`]: the configuration layers; [`startup`]: from settings to a running listener.
 
+pub mod api;
+pub mod control;
+pub mod devices;
 pub mod driver;
 pub mod drivers;
+pub mod request;
+pub mod settings;
+pub mod startup;
+
+use roomlink_listener_protocol::version::Version;
+
+/// The listener software's version, reported in `/v1/info` and `X-Listener-Version`: every
+/// command of protocol 1 (the simulator's default reports 2.25.0; this is the first production
+/// listener after it).
+pub const LISTENER_VERSION: Version = Version::new(3, 0, 0);

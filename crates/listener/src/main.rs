@@ -1,3 +1,144 @@
-//! `roomlink-listener`: see the crate documentation.
+//! `roomlink-listener [--config FILE] [--bind ADDR] [--secret S | --secret-file FILE]
+//! [--private-key FILE] [--check]`
 
-fn main() {}
+use clap::Parser;
+use roomlink_listener::settings::Settings;
+use roomlink_listener::{LISTENER_VERSION, drivers, startup};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The roomlink listener service: takes commands from roomlink, drives the room systems.
+#[derive(Parser)]
+#[command(name = "roomlink-listener", version)]
+struct Cli {
+    /// TOML configuration file (see docs/drivers.md for every key).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Address to listen on (overrides server.bind; port 0 picks a free port).
+    #[arg(long)]
+    bind: Option<String>,
+    /// The shared secret roomlink presents (visible in the process list: prefer --secret-file).
+    #[arg(long, conflicts_with = "secret_file")]
+    secret: Option<String>,
+    /// A file whose first line is the shared secret.
+    #[arg(long)]
+    secret_file: Option<PathBuf>,
+    /// File holding base64 of the enterprise's 32-byte X25519 private key (opens sealed passwords).
+    #[arg(long)]
+    private_key: Option<PathBuf>,
+    /// Validate the configuration, print a summary and exit (0: valid, 1: refused).
+    #[arg(long)]
+    check: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match load(&cli) {
+        Ok(settings) => settings,
+        Err(reason) => {
+            let _ = writeln!(std::io::stderr(), "roomlink-listener: {reason}");
+            return ExitCode::FAILURE;
+        }
+    };
+    init_logs(&settings);
+    match run(cli.check, settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(reason) => {
+            let _ = writeln!(std::io::stderr(), "roomlink-listener: {reason}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(cli: &Cli) -> Result<Settings, String> {
+    let mut settings =
+        Settings::load(cli.config.as_deref(), std::env::vars().collect()).map_err(|e| e.0)?;
+    if let Some(bind) = &cli.bind {
+        settings.server.bind = bind.clone();
+    }
+    if let Some(secret) = &cli.secret {
+        settings.server.secret = Some(secret.clone());
+        settings.server.secret_file = None;
+    }
+    if let Some(file) = &cli.secret_file {
+        settings.server.secret_file = Some(file.clone());
+        settings.server.secret = None;
+    }
+    if let Some(key) = &cli.private_key {
+        settings.server.private_key_file = Some(key.clone());
+    }
+    settings.check().map_err(|e| e.0)?;
+    Ok(settings)
+}
+
+fn init_logs(settings: &Settings) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!("{},actix_server=warn", settings.log.level))
+    });
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stdout)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    if settings.log.format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
+    let secret = startup::read_secret(&settings).map_err(anyhow::Error::msg)?;
+    let Some(secret) = secret else {
+        anyhow::bail!(
+            "no listener secret: set --secret-file FILE (or server.secret_file, or ROOMLINK_LISTENER__SERVER__SECRET); roomlink shows it once when the listener is registered"
+        );
+    };
+    let private_key = startup::read_private_key(&settings).map_err(anyhow::Error::msg)?;
+    let drivers = drivers::from_settings(&settings).map_err(anyhow::Error::msg)?;
+    if check {
+        let mut out = std::io::stdout();
+        writeln!(out, "configuration ok")?;
+        writeln!(out, "bind: {}", settings.server.bind)?;
+        writeln!(out, "drivers: {}", drivers.protocols().join(", "))?;
+        writeln!(
+            out,
+            "sealed passwords: {}",
+            if private_key.is_some() {
+                "opened with the private key"
+            } else {
+                "refused (no private key)"
+            }
+        )?;
+        let clusters: Vec<&str> = settings.bridges.keys().map(String::as_str).collect();
+        writeln!(
+            out,
+            "bridges: {}",
+            if clusters.is_empty() {
+                "none (joins will be refused: set bridges.prod)".to_owned()
+            } else {
+                clusters.join(", ")
+            }
+        )?;
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let bind = settings.server.bind.clone();
+        let protocols = drivers.protocols().join(",");
+        let listener = startup::start(settings, Some(secret), private_key, drivers, true)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+        // One machine-readable line, so scripts and tests can find a port chosen by the OS.
+        writeln!(std::io::stdout(), "listening on http://{}", listener.addr)?;
+        std::io::stdout().flush()?;
+        tracing::info!(addr = %listener.addr, version = %LISTENER_VERSION, drivers = %protocols,
+            "listener started");
+        listener.wait().await?;
+        tracing::info!("listener stopped");
+        Ok(())
+    })
+}

@@ -1,1 +1,37 @@
-//! The drivers, one per `controlProtocol`.
+//! The drivers, one per `controlProtocol`, and the registry the listener picks them from.
+
+use crate::driver::Driver;
+use std::sync::Arc;
+
+/// The drivers this listener has, in the order `/v1/info` lists their protocols.
+#[derive(Clone, Default)]
+pub struct Drivers {
+    all: Vec<Arc<dyn Driver>>,
+}
+
+impl Drivers {
+    pub fn new(all: Vec<Arc<dyn Driver>>) -> Self {
+        Drivers { all }
+    }
+
+    /// The driver of `protocol` (a `controlProtocol` such as `TANDBERG_SSH`).
+    pub fn get(&self, protocol: &str) -> Option<Arc<dyn Driver>> {
+        self.all.iter().find(|d| d.protocol() == protocol).cloned()
+    }
+
+    pub fn protocols(&self) -> Vec<String> {
+        self.all.iter().map(|d| d.protocol().to_owned()).collect()
+    }
+
+    /// Lets every driver close what it holds open.
+    pub async fn shutdown(&self) {
+        for driver in &self.all {
+            driver.shutdown().await;
+        }
+    }
+}
+
+/// The drivers, configured from the settings.
+pub fn from_settings(_settings: &crate::settings::Settings) -> Result<Drivers, String> {
+    Ok(Drivers::new(Vec::new()))
+}

@@ -1,0 +1,172 @@
+//! Listener protocol v1 toward roomlink: `/v1/info`, `/v1/commands/{command}`, `/v1/status`.
+
+use crate::control::Control;
+use crate::drivers::Drivers;
+use crate::request;
+use crate::settings::Settings;
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpRequest, HttpResponse};
+use futures::StreamExt;
+use roomlink_listener_protocol::failure::{FailureKind, room_failure};
+use roomlink_listener_protocol::secrets::SharedSecret;
+use roomlink_listener_protocol::server::{
+    MAX_STATUS_BATCH, bad_request, failure, info_body, refuse_secret,
+};
+use roomlink_listener_protocol::version::{Version, commands_of};
+use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, StatusEntry};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// What every handler reaches.
+pub struct ListenerState {
+    pub version: Version,
+    pub secret: Option<SharedSecret>,
+    pub private_key: Option<crypto_box::SecretKey>,
+    pub drivers: Drivers,
+    pub control: Control,
+    pub settings: Settings,
+}
+
+impl ListenerState {
+    fn commands(&self) -> Vec<String> {
+        commands_of(self.version)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/v1/info", web::get().to(info))
+        .route("/v1/commands/{command}", web::post().to(command))
+        .route("/v1/status", web::post().to(status));
+}
+
+async fn info(state: web::Data<ListenerState>, req: HttpRequest) -> HttpResponse {
+    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
+        return refusal;
+    }
+    HttpResponse::Ok().json(info_body(
+        state.version,
+        &state.commands(),
+        &state.drivers.protocols(),
+    ))
+}
+
+fn unsupported(protocol: Option<&str>) -> Failure {
+    room_failure(
+        FailureKind::UnsupportedProtocol,
+        format!(
+            "this listener has no driver for controlProtocol {}",
+            protocol.unwrap_or("(none)")
+        ),
+        vec![],
+        None,
+        None,
+    )
+}
+
+async fn command(
+    state: web::Data<ListenerState>,
+    req: HttpRequest,
+    name: web::Path<String>,
+    body: Bytes,
+) -> HttpResponse {
+    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
+        return refusal;
+    }
+    let name = name.into_inner();
+    if name == "status" || !state.commands().contains(&name) {
+        return failure(&Failure::listener(
+            404,
+            "no_such_command",
+            format!("listener {} has no command {name}", state.version),
+        ));
+    }
+    let body: CommandBody = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(e) => return bad_request(format!("the body is not a {name} command: {e}")),
+    };
+    let protocol = body.endpoint.control_protocol.as_deref();
+    let Some(driver) = protocol.and_then(|p| state.drivers.get(p)) else {
+        return failure(&unsupported(protocol));
+    };
+    let params = body.params.unwrap_or_default();
+    let prepared =
+        request::action(&name, &params, &body.endpoint, &state.settings).and_then(|action| {
+            request::device(
+                &body.endpoint,
+                body.credential.as_ref(),
+                state.private_key.as_ref(),
+            )
+            .map(|device| (device, action))
+        });
+    let (device, action) = match prepared {
+        Ok(prepared) => prepared,
+        Err(f) => return failure(&f),
+    };
+    let address = device.address.clone();
+    match state.control.command(driver, device, action).await {
+        Ok(room_state) => {
+            tracing::info!(command = %name, %address, "command carried out");
+            HttpResponse::Ok().json(json!({ "state": room_state }))
+        }
+        Err(f) => {
+            tracing::info!(command = %name, %address, failure = f.kind.name(),
+                message = %f.message, "command failed");
+            failure(&f.into_wire())
+        }
+    }
+}
+
+/// One endpoint's entry of a status answer.
+async fn status_of(state: &ListenerState, entry: &StatusEntry) -> Value {
+    let id = entry.endpoint.id.clone().unwrap_or_default();
+    let protocol = entry.endpoint.control_protocol.as_deref();
+    let Some(driver) = protocol.and_then(|p| state.drivers.get(p)) else {
+        return json!({ "endpointId": id, "failure": unsupported(protocol) });
+    };
+    let device = match request::device(
+        &entry.endpoint,
+        entry.credential.as_ref(),
+        state.private_key.as_ref(),
+    ) {
+        Ok(device) => device,
+        Err(f) => return json!({ "endpointId": id, "failure": f }),
+    };
+    match state.control.status(driver.as_ref(), &device).await {
+        Ok(room_state) => json!({ "endpointId": id, "state": room_state }),
+        Err(f) => json!({ "endpointId": id, "failure": f.into_wire() }),
+    }
+}
+
+async fn status(state: web::Data<ListenerState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
+        return refusal;
+    }
+    let body: StatusBody = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(e) => return bad_request(format!("the body is not a status request: {e}")),
+    };
+    let count = body.endpoints.len();
+    if count > MAX_STATUS_BATCH {
+        return bad_request(format!(
+            "{count} endpoints in one request; at most {MAX_STATUS_BATCH} are allowed"
+        ));
+    }
+    let started = std::time::Instant::now();
+    let state: Arc<ListenerState> = state.into_inner();
+    let concurrency = state.settings.commands.status_concurrency;
+    // In request order, at most `concurrency` devices at a time.
+    let statuses: Vec<Value> = futures::stream::iter(body.endpoints.iter())
+        .map(|entry| status_of(&state, entry))
+        .buffered(concurrency)
+        .collect()
+        .await;
+    tracing::info!(
+        endpoints = count,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "status answered"
+    );
+    HttpResponse::Ok().json(json!({ "statuses": statuses }))
+}

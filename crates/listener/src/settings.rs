@@ -1,0 +1,505 @@
+//! The listener's configuration: built-in defaults < `--config FILE` (TOML) < environment
+//! variables `ROOMLINK_LISTENER__SECTION__KEY` < command-line flags. Unknown keys are refused,
+//! as are values out of range; every refusal is one line that quotes no secret.
+
+use roomlink_domain::enums::Cluster;
+use roomlink_domain::rules::dial_plan::Bridge;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub commands: CommandSettings,
+    pub ivr: IvrSettings,
+    /// The meeting bridge of each cluster (`bridges.prod`, `bridges.stage`, `bridges.qa`).
+    pub bridges: BTreeMap<String, BridgeSettings>,
+    pub tandberg_http: TandbergHttpSettings,
+    pub tandberg_ssh: TandbergSshSettings,
+    pub polycom_telnet: PolycomTelnetSettings,
+    pub mesh: MeshSettings,
+    pub log: LogSettings,
+}
+
+#[derive(Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerSettings {
+    pub bind: String,
+    /// The shared secret roomlink presents. Prefer `secret_file` (or `--secret-file`).
+    pub secret: Option<String>,
+    pub secret_file: Option<PathBuf>,
+    /// Base64 of the enterprise's X25519 private key, to open sealed passwords.
+    pub private_key_file: Option<PathBuf>,
+    pub workers: usize,
+    pub shutdown_timeout_secs: u64,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings {
+            bind: "127.0.0.1:9001".into(),
+            secret: None,
+            secret_file: None,
+            private_key_file: None,
+            workers: 2,
+            shutdown_timeout_secs: 30,
+        }
+    }
+}
+
+// The secret never prints.
+impl std::fmt::Debug for ServerSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerSettings")
+            .field("bind", &self.bind)
+            .field("secret", &self.secret.as_ref().map(|_| "[redacted]"))
+            .field("secret_file", &self.secret_file)
+            .field("private_key_file", &self.private_key_file)
+            .field("workers", &self.workers)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CommandSettings {
+    /// A room system that has not answered a command by then fails with `timeout`. Below
+    /// roomlink's `listener.command_timeout_ms` (10 s) so that the room system's silence, not
+    /// the listener's, is what the user reads.
+    pub timeout_ms: u64,
+    /// The deadline for one device's answer in a batched status request.
+    pub status_timeout_ms: u64,
+    /// Devices asked at once while answering one status request.
+    pub status_concurrency: usize,
+}
+
+impl Default for CommandSettings {
+    fn default() -> Self {
+        CommandSettings {
+            timeout_ms: 8_000,
+            status_timeout_ms: 5_000,
+            status_concurrency: 64,
+        }
+    }
+}
+
+/// How a join's tones are sent when the dial style needs them (IP_HASH, E164).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IvrSettings {
+    /// How long to wait for the call to connect before giving the tones up.
+    pub connect_wait_ms: u64,
+    /// After the call connects, the pause before the first tones (the IVR's greeting).
+    pub delay_ms: u64,
+    /// The pause between two steps (meeting id, then passcode).
+    pub step_gap_ms: u64,
+    /// How often the call's state is read while waiting for it to connect.
+    pub poll_ms: u64,
+}
+
+impl Default for IvrSettings {
+    fn default() -> Self {
+        IvrSettings {
+            connect_wait_ms: 30_000,
+            delay_ms: 3_000,
+            step_gap_ms: 1_500,
+            poll_ms: 500,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BridgeSettings {
+    pub hostname: String,
+    pub ip_address: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TandbergHttpSettings {
+    /// `https` (the codecs' default) or `http` (old firmware, labs, tests).
+    pub scheme: String,
+    /// `verify`, `accept-any`, or `pinned` (then `pins` maps addresses to SHA-256 fingerprints).
+    pub tls: String,
+    pub pins: BTreeMap<String, String>,
+    pub connect_timeout_ms: u64,
+}
+
+impl Default for TandbergHttpSettings {
+    fn default() -> Self {
+        TandbergHttpSettings {
+            scheme: "https".into(),
+            tls: "verify".into(),
+            pins: BTreeMap::new(),
+            connect_timeout_ms: 3_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TandbergSshSettings {
+    /// `pin-on-first-use` (the key seen first is recorded in `known_hosts_file` and demanded
+    /// after) or `accept-any`.
+    pub host_keys: String,
+    pub known_hosts_file: PathBuf,
+    /// Also offer SHA-1 key exchange and MACs, for TC-era and older units.
+    pub legacy_algorithms: bool,
+    pub connect_timeout_ms: u64,
+}
+
+impl Default for TandbergSshSettings {
+    fn default() -> Self {
+        TandbergSshSettings {
+            host_keys: "pin-on-first-use".into(),
+            known_hosts_file: PathBuf::from("roomlink-listener-known-hosts"),
+            legacy_algorithms: false,
+            connect_timeout_ms: 3_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolycomTelnetSettings {
+    pub connect_timeout_ms: u64,
+}
+
+impl Default for PolycomTelnetSettings {
+    fn default() -> Self {
+        PolycomTelnetSettings {
+            connect_timeout_ms: 3_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MeshSettings {
+    pub connect_timeout_ms: u64,
+}
+
+impl Default for MeshSettings {
+    fn default() -> Self {
+        MeshSettings {
+            connect_timeout_ms: 3_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogSettings {
+    /// `human` or `json`.
+    pub format: String,
+    /// A tracing filter; `RUST_LOG` overrides it.
+    pub level: String,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        LogSettings {
+            format: "human".into(),
+            level: "info".into(),
+        }
+    }
+}
+
+/// Why the configuration was refused: one line, no secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError(pub String);
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+fn refuse(message: impl Into<String>) -> SettingsError {
+    SettingsError(message.into())
+}
+
+/// The environment variables' prefix.
+pub const ENV_PREFIX: &str = "ROOMLINK_LISTENER";
+
+impl Settings {
+    /// Loads the file (if any) and `env` (the process environment in the binary) and checks
+    /// every value.
+    pub fn load(
+        file: Option<&Path>,
+        env: HashMap<String, String>,
+    ) -> Result<Settings, SettingsError> {
+        let mut builder = config::Config::builder();
+        if let Some(path) = file {
+            if !path.exists() {
+                return Err(refuse(format!("--config {}: no such file", path.display())));
+            }
+            builder = builder.add_source(config::File::from(path).required(true));
+        }
+        let ours: HashMap<String, String> = env
+            .into_iter()
+            .filter(|(k, _)| k.starts_with(&format!("{ENV_PREFIX}__")))
+            .collect();
+        let merged = builder
+            .add_source(
+                config::Environment::with_prefix(ENV_PREFIX)
+                    .prefix_separator("__")
+                    .separator("__")
+                    .try_parsing(true)
+                    .source(Some(ours)),
+            )
+            .build()
+            .map_err(|e| refuse(one_line(&e.to_string())))?;
+        let settings: Settings = merged
+            .try_deserialize()
+            .map_err(|e| refuse(one_line(&e.to_string())))?;
+        settings.check()?;
+        Ok(settings)
+    }
+
+    /// Range and shape checks serde cannot express.
+    pub fn check(&self) -> Result<(), SettingsError> {
+        self.server
+            .bind
+            .parse::<std::net::SocketAddr>()
+            .map_err(|_| {
+                refuse(format!(
+                    "server.bind: {:?} is not an address:port such as 127.0.0.1:9001",
+                    self.server.bind
+                ))
+            })?;
+        if self.server.secret.is_some() && self.server.secret_file.is_some() {
+            return Err(refuse(
+                "server.secret and server.secret_file are both set; keep one",
+            ));
+        }
+        let positive = [
+            ("commands.timeout_ms", self.commands.timeout_ms),
+            (
+                "commands.status_timeout_ms",
+                self.commands.status_timeout_ms,
+            ),
+            ("ivr.connect_wait_ms", self.ivr.connect_wait_ms),
+            ("ivr.poll_ms", self.ivr.poll_ms),
+            (
+                "tandberg_http.connect_timeout_ms",
+                self.tandberg_http.connect_timeout_ms,
+            ),
+            (
+                "tandberg_ssh.connect_timeout_ms",
+                self.tandberg_ssh.connect_timeout_ms,
+            ),
+            (
+                "polycom_telnet.connect_timeout_ms",
+                self.polycom_telnet.connect_timeout_ms,
+            ),
+            ("mesh.connect_timeout_ms", self.mesh.connect_timeout_ms),
+        ];
+        for (key, value) in positive {
+            if !(1..=600_000).contains(&value) {
+                return Err(refuse(format!("{key}: must be 1 to 600000 (got {value})")));
+            }
+        }
+        if !(1..=1024).contains(&self.commands.status_concurrency) {
+            return Err(refuse(format!(
+                "commands.status_concurrency: must be 1 to 1024 (got {})",
+                self.commands.status_concurrency
+            )));
+        }
+        if !(1..=64).contains(&self.server.workers) {
+            return Err(refuse(format!(
+                "server.workers: must be 1 to 64 (got {})",
+                self.server.workers
+            )));
+        }
+        for name in self.bridges.keys() {
+            if Cluster::parse(name).is_err() {
+                return Err(refuse(format!(
+                    "bridges.{name}: not a cluster; the clusters are prod, stage and qa"
+                )));
+            }
+        }
+        if !matches!(self.tandberg_http.scheme.as_str(), "https" | "http") {
+            return Err(refuse(format!(
+                "tandberg_http.scheme: must be https or http (got {:?})",
+                self.tandberg_http.scheme
+            )));
+        }
+        match self.tandberg_http.tls.as_str() {
+            "verify" | "accept-any" => {}
+            "pinned" if !self.tandberg_http.pins.is_empty() => {}
+            "pinned" => {
+                return Err(refuse(
+                    "tandberg_http.tls = \"pinned\" needs tandberg_http.pins (address = \"SHA-256 fingerprint\")",
+                ));
+            }
+            other => {
+                return Err(refuse(format!(
+                    "tandberg_http.tls: must be verify, accept-any or pinned (got {other:?})"
+                )));
+            }
+        }
+        for (address, pin) in &self.tandberg_http.pins {
+            if parse_fingerprint(pin).is_none() {
+                return Err(refuse(format!(
+                    "tandberg_http.pins.{address}: not a SHA-256 fingerprint (64 hex digits, colons allowed)"
+                )));
+            }
+        }
+        if !matches!(
+            self.tandberg_ssh.host_keys.as_str(),
+            "pin-on-first-use" | "accept-any"
+        ) {
+            return Err(refuse(format!(
+                "tandberg_ssh.host_keys: must be pin-on-first-use or accept-any (got {:?})",
+                self.tandberg_ssh.host_keys
+            )));
+        }
+        if !matches!(self.log.format.as_str(), "human" | "json") {
+            return Err(refuse(format!(
+                "log.format: must be human or json (got {:?})",
+                self.log.format
+            )));
+        }
+        Ok(())
+    }
+
+    /// The bridge of `cluster`, when configured.
+    pub fn bridge(&self, cluster: Cluster) -> Option<Bridge> {
+        self.bridges
+            .iter()
+            .find(|(name, _)| Cluster::parse(name).ok() == Some(cluster))
+            .map(|(_, b)| Bridge {
+                hostname: b.hostname.clone(),
+                ip_address: b.ip_address.clone(),
+            })
+    }
+}
+
+/// A SHA-256 fingerprint as 32 bytes: 64 hex digits, with or without colons, any case.
+pub fn parse_fingerprint(text: &str) -> Option<[u8; 32]> {
+    let hex: String = text.chars().filter(|c| *c != ':').collect();
+    if hex.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// The config crate's errors on one line; TOML parse errors quote the file's line under `|`
+/// markers, which may hold a secret: those lines are left out.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| {
+            let marker = line
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start();
+            !line.is_empty() && !marker.starts_with('|')
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file(text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_sane() {
+        let s = Settings::load(None, HashMap::new()).unwrap();
+        assert_eq!(s.server.bind, "127.0.0.1:9001");
+        assert_eq!(s.tandberg_http.scheme, "https");
+        assert_eq!(s.tandberg_http.tls, "verify");
+        assert_eq!(s.tandberg_ssh.host_keys, "pin-on-first-use");
+        assert!(s.commands.timeout_ms < 10_000);
+    }
+
+    #[test]
+    fn file_then_environment() {
+        let f = file(
+            "[server]\nbind = \"127.0.0.1:9100\"\n[bridges.prod]\nhostname = \"bridge.example\"\nip_address = \"192.0.2.1\"\n[tandberg_http]\nscheme = \"http\"\n",
+        );
+        let s = Settings::load(
+            Some(f.path()),
+            env(&[
+                ("ROOMLINK_LISTENER__SERVER__BIND", "127.0.0.1:9200"),
+                ("OTHER", "x"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(s.server.bind, "127.0.0.1:9200");
+        assert_eq!(s.tandberg_http.scheme, "http");
+        assert_eq!(s.bridge(Cluster::Prod).unwrap().hostname, "bridge.example");
+        assert!(s.bridge(Cluster::Qa).is_none());
+    }
+
+    #[test]
+    fn bad_settings_are_refused_with_the_key_named() {
+        let cases = [
+            ("[server]\nbnid = \"x\"\n", "bnid"),
+            ("[server]\nbind = \"nowhere\"\n", "server.bind"),
+            ("[tandberg_http]\ntls = \"maybe\"\n", "tandberg_http.tls"),
+            ("[tandberg_http]\ntls = \"pinned\"\n", "pins"),
+            (
+                "[tandberg_http.pins]\n\"127.77.0.1\" = \"abc\"\n",
+                "pins.127.77.0.1",
+            ),
+            ("[tandberg_ssh]\nhost_keys = \"trust\"\n", "host_keys"),
+            ("[commands]\ntimeout_ms = 0\n", "commands.timeout_ms"),
+            (
+                "[bridges.dev]\nhostname = \"a\"\nip_address = \"b\"\n",
+                "bridges.dev",
+            ),
+            ("[log]\nformat = \"xml\"\n", "log.format"),
+        ];
+        for (text, named) in cases {
+            let e = Settings::load(Some(file(text).path()), HashMap::new()).unwrap_err();
+            assert!(e.0.contains(named), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_secret_in_a_broken_file_is_not_quoted() {
+        let f = file("[server]\nsecret = \"s3cr3t-value\n");
+        let e = Settings::load(Some(f.path()), HashMap::new()).unwrap_err();
+        assert!(!e.0.contains("s3cr3t-value"), "{e}");
+        let s = ServerSettings {
+            secret: Some("s3cr3t-value".into()),
+            ..ServerSettings::default()
+        };
+        assert!(!format!("{s:?}").contains("s3cr3t"));
+    }
+
+    #[test]
+    fn fingerprints_parse_with_or_without_colons() {
+        let hex = "AB".repeat(32);
+        assert_eq!(parse_fingerprint(&hex), Some([0xAB; 32]));
+        let colons: Vec<String> = (0..32).map(|_| "ab".to_owned()).collect();
+        assert_eq!(parse_fingerprint(&colons.join(":")), Some([0xAB; 32]));
+        assert_eq!(parse_fingerprint("ab"), None);
+        assert_eq!(parse_fingerprint(&"zz".repeat(32)), None);
+    }
+}

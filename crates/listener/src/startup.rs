@@ -1,0 +1,125 @@
+//! From settings to a running listener: secrets read, drivers built, the server bound.
+
+use crate::LISTENER_VERSION;
+use crate::api::{self, ListenerState};
+use crate::control::Control;
+use crate::devices::DeviceTable;
+use crate::drivers::Drivers;
+use crate::settings::Settings;
+use actix_web::dev::ServerHandle;
+use actix_web::{App, HttpServer, middleware, web};
+use roomlink_listener_protocol::secrets::{SharedSecret, load_private_key};
+use roomlink_listener_protocol::server::{BODY_LIMIT, VERSION_HEADER, not_found};
+use std::net::{SocketAddr, TcpListener};
+use zeroize::Zeroizing;
+
+/// The secret roomlink must present: `server.secret`, or the first line of `server.secret_file`.
+pub fn read_secret(settings: &Settings) -> Result<Option<SharedSecret>, String> {
+    if let Some(secret) = &settings.server.secret {
+        return check_secret(secret).map(Some);
+    }
+    let Some(path) = &settings.server.secret_file else {
+        return Ok(None);
+    };
+    let text = Zeroizing::new(
+        std::fs::read_to_string(path)
+            .map_err(|e| format!("server.secret_file: cannot read {}: {e}", path.display()))?,
+    );
+    let secret = text.lines().next().unwrap_or("").trim();
+    check_secret(secret)
+        .map(Some)
+        .map_err(|e| format!("{e} ({})", path.display()))
+}
+
+fn check_secret(secret: &str) -> Result<SharedSecret, String> {
+    if secret.trim().len() < 16 {
+        return Err("the listener secret must be at least 16 characters".into());
+    }
+    Ok(SharedSecret::new(secret.trim()))
+}
+
+/// The private key for sealed passwords, when configured.
+pub fn read_private_key(settings: &Settings) -> Result<Option<crypto_box::SecretKey>, String> {
+    settings
+        .server
+        .private_key_file
+        .as_deref()
+        .map(load_private_key)
+        .transpose()
+}
+
+/// A running listener.
+pub struct Listener {
+    pub addr: SocketAddr,
+    server: ServerHandle,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    drivers: Drivers,
+}
+
+impl Listener {
+    /// Stops accepting, lets in-flight requests finish (`graceful`), closes driver sessions.
+    pub async fn stop(self, graceful: bool) {
+        self.server.stop(graceful).await;
+        let _ = self.task.await;
+        self.drivers.shutdown().await;
+    }
+
+    /// Serves until the server stops (SIGINT/SIGTERM when signals are handled).
+    pub async fn wait(self) -> std::io::Result<()> {
+        let outcome = self.task.await.map_err(std::io::Error::other)?;
+        self.drivers.shutdown().await;
+        outcome
+    }
+}
+
+/// Binds `settings.server.bind` and serves on the current tokio runtime.
+pub async fn start(
+    settings: Settings,
+    secret: Option<SharedSecret>,
+    private_key: Option<crypto_box::SecretKey>,
+    drivers: Drivers,
+    handle_signals: bool,
+) -> std::io::Result<Listener> {
+    let listener = TcpListener::bind(&settings.server.bind)?;
+    let addr = listener.local_addr()?;
+    let workers = settings.server.workers;
+    let shutdown_timeout = settings.server.shutdown_timeout_secs;
+    let state = web::Data::new(ListenerState {
+        version: LISTENER_VERSION,
+        secret,
+        private_key,
+        drivers: drivers.clone(),
+        control: Control {
+            devices: DeviceTable::default(),
+            commands: settings.commands.clone(),
+            ivr: settings.ivr.clone(),
+        },
+        settings,
+    });
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(web::PayloadConfig::new(BODY_LIMIT))
+            .wrap(
+                middleware::DefaultHeaders::new()
+                    .add((VERSION_HEADER, LISTENER_VERSION.to_string())),
+            )
+            .configure(api::configure)
+            .default_service(web::to(not_found))
+    })
+    .workers(workers)
+    .shutdown_timeout(shutdown_timeout)
+    .listen(listener)?;
+    if !handle_signals {
+        server = server.disable_signals();
+    }
+    let server = server.run();
+    let handle = server.handle();
+    let task = tokio::spawn(server);
+    Ok(Listener {
+        addr,
+        server: handle,
+        task,
+        drivers,
+    })
+}
