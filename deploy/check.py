@@ -112,7 +112,7 @@ check(build is not None and "--release" in build.group(1) and "--locked" in buil
       "Dockerfile: cargo build --release --locked")
 listed = re.search(r'bins="([^"$]*)"', runs)
 always = listed.group(1).split() if listed else []
-check({"roomlink", "roomlink-listener-sim"} <= set(always), f"Dockerfile: always builds {', '.join(always)}")
+check({"roomlink", "roomlink-listener", "roomlink-listener-sim", "roomlink-device-emu"} <= set(always), f"Dockerfile: always builds {', '.join(always)}")
 for name in always:
     check(name in binaries, f"Dockerfile: binary {name} exists in the workspace (package {binaries.get(name)})")
 check("--bin %s" in build.group(1) if build else False, "Dockerfile: builds exactly the listed binaries (--bin)")
