@@ -6,6 +6,8 @@
 //!   layer allows; no import circles between the modules of a crate.
 //! - `bench [--quick] [--rounds N] [--duration SECS]`: the benchmark pairs of
 //!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
+//! - `bench-listener [--devices N] [--rounds N] [--no-build]`: one status poll of N emulated
+//!   room systems through `roomlink-listener`, and its memory; writes the table there too.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
@@ -36,6 +38,9 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
         Some("bench") => bench::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("bench-listener") => {
+            bench::listener::run(&std::env::args().skip(2).collect::<Vec<_>>())
+        }
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("openapi") => apidocs::openapi(),
@@ -44,7 +49,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|demo|fuzz|openapi|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|demo|fuzz|openapi|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }

@@ -1,0 +1,323 @@
+//! `cargo xtask bench-listener [--devices N] [--rounds N] [--no-build]`
+//!
+//! How long `roomlink-listener` takes to answer one status poll of N emulated room systems
+//! (default 1,000, a quarter per driver: Cisco HTTP, Cisco SSH, Poly Telnet, Mesh), sent as
+//! roomlink sends it: batches of at most 500 endpoints, one after another. Also the listener's
+//! resident memory when idle and after the polls. The first poll opens every session (SSH
+//! handshakes, Cisco HTTP sessions); the next ones reuse them. Figures are reported, never
+//! asserted; the table goes into `docs/benchmarks.md` between its listener markers.
+//!
+//! Everything runs on loopback: the emulator's devices are 127.79.x.y addresses.
+
+use super::procs::{Service, memory_kb};
+use super::report::median;
+use crate::{http, json};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const SECRET: &str = "bench-listener-secret-000001";
+const ROOM_PASSWORD: &str = "bench-room-password";
+const BATCH: usize = 500;
+const PROTOCOLS: [&str; 4] = ["TANDBERG_HTTP", "TANDBERG_SSH", "POLYCOM_TELNET", "MESH"];
+const BEGIN: &str = "<!-- bench-listener:begin -->";
+const END: &str = "<!-- bench-listener:end -->";
+
+struct Options {
+    devices: usize,
+    rounds: usize,
+    build: bool,
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        devices: 1_000,
+        rounds: 5,
+        build: true,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut number = |name: &str| -> Result<usize, String> {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{name} needs a positive number"))
+        };
+        match arg.as_str() {
+            "--devices" => o.devices = number("--devices")?,
+            "--rounds" => o.rounds = number("--rounds")?,
+            "--no-build" => o.build = false,
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    Ok(o)
+}
+
+/// `NAME listening on HOST:PORT ...` → the port of front end `name`.
+fn port_of(log: &str, name: &str) -> Option<u16> {
+    log.lines().find_map(|line| {
+        let rest = line.strip_prefix(&format!("{name} listening on "))?;
+        let addr = rest.split_whitespace().next()?;
+        addr.rsplit_once(':')?.1.parse().ok()
+    })
+}
+
+fn device_address(i: usize) -> String {
+    // 127.79.0.1, 127.79.0.2, ...: the emulator's consecutive addresses.
+    let n = (127u32 << 24) | (79 << 16) | 1;
+    let a = n + i as u32;
+    format!("127.79.{}.{}", (a >> 8) & 0xff, a & 0xff)
+}
+
+fn status_body(from: usize, to: usize, ports: &[u16; 4], mesh_base: &str) -> String {
+    let mut body = String::from("{\"endpoints\":[");
+    for i in from..to {
+        let protocol = PROTOCOLS[i % 4];
+        if i > from {
+            body.push(',');
+        }
+        let extra = if protocol == "MESH" {
+            format!(",\"meshBaseUri\":\"{mesh_base}\"")
+        } else {
+            format!(",\"port\":{}", ports[i % 4])
+        };
+        let _ = write!(
+            body,
+            "{{\"endpoint\":{{\"id\":\"e{i}\",\"name\":\"Room {i}\",\"ipAddress\":\"{}\",\"controlProtocol\":\"{protocol}\",\"username\":\"admin\"{extra}}},\"credential\":{{\"kind\":\"plain\",\"password\":\"{ROOM_PASSWORD}\"}}}}",
+            device_address(i)
+        );
+    }
+    body.push_str("]}");
+    body
+}
+
+/// One poll: every batch in turn. Returns the seconds taken and the entries that failed.
+fn poll(listener: &str, bodies: &[String]) -> Result<(f64, usize), String> {
+    let started = Instant::now();
+    let mut failed = 0;
+    let auth = format!("Bearer {SECRET}");
+    for body in bodies {
+        let answer = http::request(
+            listener,
+            "POST",
+            "/v1/status",
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+            ],
+            body.as_bytes(),
+            Duration::from_secs(120),
+        )?
+        .ok("status poll")?;
+        let parsed = json::parse(&answer.text())?;
+        let statuses = parsed
+            .get("statuses")
+            .and_then(|s| s.as_array())
+            .ok_or("the answer has no statuses")?;
+        failed += statuses
+            .iter()
+            .filter(|s| s.get("failure").is_some())
+            .count();
+    }
+    Ok((started.elapsed().as_secs_f64(), failed))
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let o = options(args)?;
+    let root = crate::project_root();
+    let dir = root.join("target/bench/listener");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if o.build {
+        crate::cargo(&[
+            "build",
+            "--release",
+            "-p",
+            "roomlink-listener",
+            "-p",
+            "roomlink-device-emu",
+        ])?;
+    }
+    let bin = |name: &str| root.join("target/release").join(name);
+    let password_file = dir.join("room-password");
+    let secret_file = dir.join("secret");
+    write(&password_file, ROOM_PASSWORD)?;
+    write(&secret_file, SECRET)?;
+
+    let mut emu_command = Command::new(bin("roomlink-device-emu"));
+    emu_command.args([
+        "--host",
+        "127.79.0.1",
+        "--count",
+        &o.devices.to_string(),
+        "--cisco-http",
+        "0",
+        "--cisco-ssh",
+        "0",
+        "--poly-telnet",
+        "0",
+        "--mesh",
+        "0",
+        "--no-basic-rate-limit",
+        "--password-file",
+    ]);
+    emu_command.arg(&password_file).env("RUST_LOG", "warn");
+    let mut emu = Service::start("roomlink-device-emu", emu_command, &dir.join("emu.log"))?;
+    let names = ["cisco-http", "cisco-ssh", "poly-telnet", "mesh"];
+    let mut ports = [0u16; 4];
+    for (i, name) in names.iter().enumerate() {
+        ports[i] = emu.wait_for(Duration::from_secs(60), |line| port_of(line, name))?;
+    }
+    let mesh_base = format!("http://127.79.0.1:{}", ports[3]);
+
+    let config = dir.join("listener.toml");
+    write(
+        &config,
+        &format!(
+            "[server]\nbind = \"127.0.0.1:0\"\n[tandberg_http]\nscheme = \"http\"\n[tandberg_ssh]\nknown_hosts_file = \"{}\"\n[log]\nlevel = \"warn\"\n",
+            dir.join("known-hosts").display()
+        ),
+    )?;
+    let _ = std::fs::remove_file(dir.join("known-hosts"));
+    let mut listener_command = Command::new(bin("roomlink-listener"));
+    listener_command
+        .arg("--config")
+        .arg(&config)
+        .arg("--secret-file")
+        .arg(&secret_file);
+    let mut listener = Service::start(
+        "roomlink-listener",
+        listener_command,
+        &dir.join("listener.log"),
+    )?;
+    let address = listener.wait_for(Duration::from_secs(30), super::procs::listening_line)?;
+    std::thread::sleep(Duration::from_secs(1));
+    let idle = memory_kb(listener.pid()).map(|(rss, _)| rss);
+
+    let bodies: Vec<String> = (0..o.devices)
+        .step_by(BATCH)
+        .map(|from| status_body(from, (from + BATCH).min(o.devices), &ports, &mesh_base))
+        .collect();
+    let (first, first_failed) = poll(&address, &bodies)?;
+    let mut warm = Vec::new();
+    let mut warm_failed = 0;
+    for _ in 0..o.rounds {
+        let (seconds, failed) = poll(&address, &bodies)?;
+        warm.push(seconds);
+        warm_failed += failed;
+    }
+    let after = memory_kb(listener.pid());
+    listener.check_alive()?;
+    emu.check_alive()?;
+    drop(listener);
+    drop(emu);
+
+    let warm_median = median(&warm).unwrap_or(f64::NAN);
+    let kb = |v: Option<u64>| {
+        v.map_or("n/a".to_owned(), |k| {
+            format!("{:.1} MiB", k as f64 / 1024.0)
+        })
+    };
+    let mut table = String::new();
+    let _ = writeln!(table, "| measure | value |\n|---|---|");
+    let _ = writeln!(
+        table,
+        "| devices | {} ({} per driver: Cisco HTTP, Cisco SSH, Poly Telnet, Mesh) |",
+        o.devices,
+        o.devices / 4
+    );
+    let _ = writeln!(
+        table,
+        "| batches per poll | {} of at most {BATCH}, one after another |",
+        bodies.len()
+    );
+    let _ = writeln!(
+        table,
+        "| first poll (opens every session) | {first:.2} s, {first_failed} failed entries |"
+    );
+    let _ = writeln!(
+        table,
+        "| later polls, median of {} | {warm_median:.2} s, {warm_failed} failed entries in all |",
+        o.rounds
+    );
+    let _ = writeln!(table, "| roomlink's default poll interval | 30 s |");
+    let _ = writeln!(table, "| listener RSS idle | {} |", kb(idle));
+    let _ = writeln!(
+        table,
+        "| listener RSS after the polls (peak) | {} ({}) |",
+        kb(after.map(|a| a.0)),
+        kb(after.map(|a| a.1))
+    );
+    let _ = writeln!(
+        table,
+        "\nSettings: `commands.status_concurrency` 64 (default), the emulator with `--no-basic-rate-limit` and calls connecting after 300 ms; commit {}, {}.",
+        git_head(&root),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let _ = writeln!(
+        table,
+        "(The last number is the machine's core count. Run: `cargo xtask bench-listener`.)"
+    );
+    let mut out = std::io::stdout().lock();
+    let _ = std::io::Write::write_all(&mut out, table.as_bytes());
+    write_section(&root.join("docs/benchmarks.md"), &table)
+}
+
+fn git_head(root: &Path) -> String {
+    Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, format!("{text}\n")).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_section(docs: &Path, table: &str) -> Result<(), String> {
+    let current = std::fs::read_to_string(docs).unwrap_or_default();
+    let section = format!("{BEGIN}\n\n{table}\n{END}");
+    let updated = match (current.find(BEGIN), current.find(END)) {
+        (Some(start), Some(end)) if end > start => {
+            format!(
+                "{}{section}{}",
+                &current[..start],
+                &current[end + END.len()..]
+            )
+        }
+        _ => format!(
+            "{}\n\n## roomlink-listener: one status poll of many room systems\n\n{section}\n",
+            current.trim_end()
+        ),
+    };
+    std::fs::write(docs, updated).map_err(|e| format!("{}: {e}", docs.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_follow_the_emulators_and_ports_are_read_from_its_lines() {
+        assert_eq!(device_address(0), "127.79.0.1");
+        assert_eq!(device_address(254), "127.79.0.255");
+        assert_eq!(device_address(255), "127.79.1.0");
+        let log = "cisco-http listening on 127.79.0.1:4100\ncisco-https listening on 127.79.0.1:4101 sha256=AB";
+        assert_eq!(port_of(log, "cisco-http"), Some(4100));
+        assert_eq!(port_of(log, "mesh"), None);
+    }
+
+    #[test]
+    fn status_bodies_are_json_with_one_entry_per_device() {
+        let body = status_body(0, 8, &[1, 2, 3, 4], "http://127.79.0.1:4");
+        let parsed = json::parse(&body).expect("json");
+        let entries = parsed
+            .get("endpoints")
+            .and_then(|e| e.as_array())
+            .expect("endpoints");
+        assert_eq!(entries.len(), 8);
+    }
+}
