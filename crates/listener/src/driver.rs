@@ -193,6 +193,10 @@ pub trait Driver: Send + Sync {
 
     /// Reads the device's call and microphone state.
     async fn status(&self, device: &Device) -> Result<DeviceStatus, DriverFailure>;
+
+    /// Called once when the listener stops: close what must be closed (Cisco HTTP sessions
+    /// do not time out on the codec).
+    async fn shutdown(&self) {}
 }
 
 /// Replaces the value of every `Authorization:` header line in a request text by `[redacted]`

@@ -1,1 +1,3 @@
 //! The drivers, one per `controlProtocol`.
+
+pub mod cisco_http;
