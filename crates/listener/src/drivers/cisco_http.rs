@@ -610,11 +610,16 @@ impl CiscoHttpDriver {
         request_text: String,
     ) -> DriverFailure {
         let host = device.socket_text(self.scheme.default_port());
-        let causes = error_chain(error);
-        let tls = causes.iter().any(|c| {
-            let c = c.to_ascii_lowercase();
-            c.contains("certificate") || c.contains("tls") || c.contains("handshake")
-        }) || has_rustls_error(error);
+        let mut causes = error_chain(error);
+        let tls_error = rustls_error(error);
+        if let Some(tls) = tls_error {
+            causes.push(tls_cause(tls));
+        }
+        let tls = tls_error.is_some()
+            || causes.iter().any(|c| {
+                let c = c.to_ascii_lowercase();
+                c.contains("certificate") || c.contains("tls handshake")
+            });
         let (kind, message) = if error.is_timeout() {
             (
                 FailureKind::Timeout,
@@ -803,22 +808,33 @@ fn error_chain(error: &reqwest::Error) -> Vec<String> {
     causes
 }
 
-fn has_rustls_error(error: &reqwest::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
-    while let Some(e) = source {
-        if e.is::<rustls::Error>() {
-            return true;
+/// The TLS error under a request error, if the failure was TLS's.
+fn rustls_error(error: &reqwest::Error) -> Option<&rustls::Error> {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
+    while let Some(e) = next {
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls);
         }
-        if let Some(io) = e.downcast_ref::<std::io::Error>()
-            && io
-                .get_ref()
-                .is_some_and(|inner| inner.is::<rustls::Error>())
+        // io::Error's `source` skips the error it wraps (and connectors nest io::Errors).
+        next = match e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
         {
-            return true;
-        }
-        source = e.source();
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        };
     }
-    false
+    None
+}
+
+/// A TLS error in words (a pin mismatch says which fingerprint was seen).
+fn tls_cause(error: &rustls::Error) -> String {
+    match error {
+        rustls::Error::InvalidCertificate(rustls::CertificateError::Other(other)) => {
+            other.0.to_string()
+        }
+        other => other.to_string(),
+    }
 }
 
 #[async_trait]
