@@ -3,10 +3,23 @@
 //! verified only against these emulators is listed in docs/drivers.md.
 //!
 //! - [`device`]: the state every front end drives (call state machine, mute, DTMF, faults).
-//! - [`net`]: one port, many device addresses.
+//! - [`net`]: one port, many device addresses; [`http`]: HTTP/1.1 serving (hyper, rustls).
+//! - [`cisco_http`]: Cisco's HTTP(S) XML API, on [`cisco_xapi`] (commands, status) and
+//!   [`xml`]; [`tls`]: the self-signed certificate.
+//! - [`control`]: the control surface (devices, faults, credentials).
+//! - [`EmuConfig`] / [`start`]: every configured front end at once.
 
+pub mod cisco_http;
+pub mod cisco_xapi;
+pub mod control;
 pub mod device;
+pub mod http;
 pub mod net;
+pub mod tls;
+pub mod xml;
+
+mod emulator;
+pub use emulator::{EmuConfig, Emulator, Ports, start};
 
 /// One protocol front end serving every device address on one port.
 pub struct Frontend {

@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use roomlink_listener::settings::Settings;
-use roomlink_listener::{LISTENER_VERSION, drivers, startup};
+use roomlink_listener::{LISTENER_VERSION, startup};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -95,7 +95,7 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
         );
     };
     let private_key = startup::read_private_key(&settings).map_err(anyhow::Error::msg)?;
-    let drivers = drivers::from_settings(&settings).map_err(anyhow::Error::msg)?;
+    let drivers = startup::drivers(&settings).map_err(anyhow::Error::msg)?;
     if check {
         let mut out = std::io::stdout();
         writeln!(out, "configuration ok")?;

@@ -2,6 +2,7 @@
 //! variables `ROOMLINK_LISTENER__SECTION__KEY` < command-line flags. Unknown keys are refused,
 //! as are values out of range; every refusal is one line that quotes no secret.
 
+use crate::drivers::cisco_http::parse_fingerprint;
 use roomlink_domain::enums::Cluster;
 use roomlink_domain::rules::dial_plan::Bridge;
 use serde::Deserialize;
@@ -381,19 +382,6 @@ impl Settings {
     }
 }
 
-/// A SHA-256 fingerprint as 32 bytes: 64 hex digits, with or without colons, any case.
-pub fn parse_fingerprint(text: &str) -> Option<[u8; 32]> {
-    let hex: String = text.chars().filter(|c| *c != ':').collect();
-    if hex.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
-}
-
 /// The config crate's errors on one line; TOML parse errors quote the file's line under `|`
 /// markers, which may hold a secret: those lines are left out.
 fn one_line(text: &str) -> String {
@@ -491,15 +479,5 @@ mod tests {
             ..ServerSettings::default()
         };
         assert!(!format!("{s:?}").contains("s3cr3t"));
-    }
-
-    #[test]
-    fn fingerprints_parse_with_or_without_colons() {
-        let hex = "AB".repeat(32);
-        assert_eq!(parse_fingerprint(&hex), Some([0xAB; 32]));
-        let colons: Vec<String> = (0..32).map(|_| "ab".to_owned()).collect();
-        assert_eq!(parse_fingerprint(&colons.join(":")), Some([0xAB; 32]));
-        assert_eq!(parse_fingerprint("ab"), None);
-        assert_eq!(parse_fingerprint(&"zz".repeat(32)), None);
     }
 }

@@ -5,12 +5,15 @@ use crate::api::{self, ListenerState};
 use crate::control::Control;
 use crate::devices::DeviceTable;
 use crate::drivers::Drivers;
+use crate::drivers::cisco_http::{self, CiscoHttpDriver, CiscoHttpSettings, Scheme, TlsPolicy};
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpServer, middleware, web};
 use roomlink_listener_protocol::secrets::{SharedSecret, load_private_key};
 use roomlink_listener_protocol::server::{BODY_LIMIT, VERSION_HEADER, not_found};
 use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::time::Duration;
 use zeroize::Zeroizing;
 
 /// The secret roomlink must present: `server.secret`, or the first line of `server.secret_file`.
@@ -46,6 +49,32 @@ pub fn read_private_key(settings: &Settings) -> Result<Option<crypto_box::Secret
         .as_deref()
         .map(load_private_key)
         .transpose()
+}
+
+fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+/// The drivers, configured from the settings (already checked by [`Settings::check`]).
+pub fn drivers(settings: &Settings) -> Result<Drivers, String> {
+    let http = &settings.tandberg_http;
+    let cisco_http = CiscoHttpDriver::new(CiscoHttpSettings {
+        scheme: if http.scheme == "http" {
+            Scheme::Http
+        } else {
+            Scheme::Https
+        },
+        tls: match http.tls.as_str() {
+            "accept-any" => TlsPolicy::AcceptAny,
+            "pinned" => TlsPolicy::Pinned(http.pins.clone()),
+            _ => TlsPolicy::Verify,
+        },
+        connect_timeout: millis(http.connect_timeout_ms),
+        // The listener bounds every call anyway; one exchange may take as long.
+        request_timeout: millis(settings.commands.timeout_ms),
+    })
+    .map_err(|e| format!("{}: {e}", cisco_http::PROTOCOL))?;
+    Ok(Drivers::new(vec![Arc::new(cisco_http)]))
 }
 
 /// A running listener.

@@ -65,7 +65,9 @@ fn check_accepts_a_good_configuration_and_prints_no_secret() {
 #[test]
 fn refusals_exit_1_with_one_line_naming_the_problem() {
     let dir = tempfile::tempdir().expect("dir");
-    let cases: Vec<(Vec<String>, Vec<(&str, &str)>, &str)> = vec![
+    // Flags, environment, what the one line must say.
+    type Case<'a> = (Vec<String>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         (vec![], vec![], "no listener secret"),
         (
             vec!["--secret".into(), "short".into()],

@@ -1,5 +1,7 @@
 //! The drivers, one per `controlProtocol`, and the registry the listener picks them from.
 
+pub mod cisco_http;
+
 use crate::driver::Driver;
 use std::sync::Arc;
 
@@ -29,9 +31,4 @@ impl Drivers {
             driver.shutdown().await;
         }
     }
-}
-
-/// The drivers, configured from the settings.
-pub fn from_settings(_settings: &crate::settings::Settings) -> Result<Drivers, String> {
-    Ok(Drivers::new(Vec::new()))
 }

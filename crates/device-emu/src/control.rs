@@ -1,0 +1,186 @@
+//! The emulator's control surface, for tests and demos (JSON over HTTP, no authentication: it
+//! listens on a loopback address of the operator's machine):
+//!
+//! - `GET /emu/devices`: every device (the emulated hosts and any address seen since).
+//! - `GET /emu/devices/{address}`: one device's view.
+//! - `PUT /emu/devices/{address}/faults/{name}` (body `{"ms": N}` optional, for `slow`),
+//!   `DELETE /emu/devices/{address}/faults/{name}`, `DELETE /emu/devices/{address}/faults`.
+//! - `PUT /emu/devices/{address}/credentials` `{"username": "…", "password": "…"}`.
+//!
+//! Errors are `{"error": CODE, "message": TEXT}` with 400 (bad address or body), 404 (unknown
+//! path or fault name) or 405.
+
+use crate::Frontend;
+use crate::device::{Devices, Fault};
+use crate::http::{self, Request, Response, respond};
+use hyper::{Method, StatusCode};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+/// Serves the control surface on `host:port`.
+pub async fn start(
+    host: IpAddr,
+    port: u16,
+    devices: Devices,
+    hosts: Vec<IpAddr>,
+) -> io::Result<(SocketAddr, Frontend)> {
+    let (port, listeners) = crate::net::bind_all(&[host], port).await?;
+    let hosts: Arc<Vec<String>> = Arc::new(hosts.iter().map(ToString::to_string).collect());
+    let handler: http::Handler = Arc::new(move |request| {
+        let devices = devices.clone();
+        let hosts = hosts.clone();
+        Box::pin(async move { Ok(handle(&request, &devices, &hosts)) })
+    });
+    let tasks = http::serve(listeners, None, handler);
+    Ok((SocketAddr::new(host, port), Frontend { port, tasks }))
+}
+
+fn json_answer(status: StatusCode, value: &Value) -> Response {
+    respond(status, "application/json", value.to_string())
+}
+
+fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    json_answer(status, &json!({"error": code, "message": message.into()}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SlowBody {
+    ms: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CredentialsBody {
+    username: String,
+    password: String,
+}
+
+fn fault_names() -> String {
+    Fault::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Answers one control request (never a hang-up).
+pub fn handle(request: &Request, devices: &Devices, hosts: &[String]) -> Response {
+    let segments: Vec<&str> = request.path.split('/').filter(|s| !s.is_empty()).collect();
+    let method = &request.method;
+    match segments.as_slice() {
+        ["emu", "devices"] if method == Method::GET => {
+            let mut all: Vec<String> = hosts.to_vec();
+            for seen in devices.addresses() {
+                if !all.contains(&seen) {
+                    all.push(seen);
+                }
+            }
+            let views: Vec<Value> = all.iter().map(|a| devices.with(a, |d| d.view(a))).collect();
+            json_answer(StatusCode::OK, &Value::Array(views))
+        }
+        ["emu", "devices", address, rest @ ..] => {
+            let Ok(ip) = address.parse::<IpAddr>() else {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "bad_address",
+                    format!("not an IP address: {:?}", truncate(address)),
+                );
+            };
+            device_request(request, devices, &ip.to_string(), rest)
+        }
+        _ => error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no such path: {}", truncate(&request.path)),
+        ),
+    }
+}
+
+fn truncate(text: &str) -> String {
+    text.chars().take(100).collect()
+}
+
+fn device_request(request: &Request, devices: &Devices, address: &str, rest: &[&str]) -> Response {
+    let method = &request.method;
+    let view = |devices: &Devices| devices.with(address, |d| d.view(address));
+    match rest {
+        [] if method == Method::GET => json_answer(StatusCode::OK, &view(devices)),
+        ["faults"] if method == Method::DELETE => {
+            devices.with(address, |d| d.faults.clear());
+            tracing::info!(%address, "faults cleared");
+            json_answer(StatusCode::OK, &view(devices))
+        }
+        ["faults", name] if method == Method::PUT || method == Method::DELETE => {
+            let Some(fault) = Fault::parse(name) else {
+                return error(
+                    StatusCode::NOT_FOUND,
+                    "unknown_fault",
+                    format!(
+                        "unknown fault {:?}; the faults are {}",
+                        truncate(name),
+                        fault_names()
+                    ),
+                );
+            };
+            if method == Method::DELETE {
+                devices.with(address, |d| d.faults.remove(&fault));
+                tracing::info!(%address, fault = fault.name(), "fault cleared");
+                return json_answer(StatusCode::OK, &view(devices));
+            }
+            let slow_ms = if request.body.iter().all(u8::is_ascii_whitespace) {
+                None
+            } else {
+                match serde_json::from_slice::<SlowBody>(&request.body) {
+                    Ok(body) => Some(body.ms),
+                    Err(e) => {
+                        return error(
+                            StatusCode::BAD_REQUEST,
+                            "bad_body",
+                            format!("expected no body or {{\"ms\": N}}: {e}"),
+                        );
+                    }
+                }
+            };
+            devices.with(address, |d| {
+                d.faults.insert(fault);
+                if let Some(ms) = slow_ms {
+                    d.slow_ms = ms;
+                }
+            });
+            tracing::info!(%address, fault = fault.name(), "fault set");
+            json_answer(StatusCode::OK, &view(devices))
+        }
+        ["credentials"] if method == Method::PUT => {
+            match serde_json::from_slice::<CredentialsBody>(&request.body) {
+                Ok(body) => {
+                    devices.with(address, |d| {
+                        d.username = body.username;
+                        d.password = body.password;
+                    });
+                    tracing::info!(%address, "credentials changed");
+                    json_answer(StatusCode::OK, &view(devices))
+                }
+                // serde's message may quote the input: leave it out, it may hold a password.
+                Err(_) => error(
+                    StatusCode::BAD_REQUEST,
+                    "bad_body",
+                    "expected {\"username\": \"…\", \"password\": \"…\"}",
+                ),
+            }
+        }
+        [] | ["faults"] | ["faults", _] | ["credentials"] => error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!("{method} is not allowed on {}", truncate(&request.path)),
+        ),
+        _ => error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no such path: {}", truncate(&request.path)),
+        ),
+    }
+}
