@@ -4,9 +4,13 @@
 //!
 //! - [`device`]: the state every front end drives (call state machine, mute, DTMF, faults).
 //! - [`net`]: one port, many device addresses.
+//! - [`poly_telnet`]: the Poly HDX / Group Series Telnet API.
+//! - [`mesh`]: a Relay Mesh driver server (one address, the device is the path's `{ip}`).
 
 pub mod device;
+pub mod mesh;
 pub mod net;
+pub mod poly_telnet;
 
 /// One protocol front end serving every device address on one port.
 pub struct Frontend {
