@@ -42,7 +42,8 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
 /// The capabilities every emulated device reports.
-pub const CAPABILITIES: &str = r#"{"JOIN":true,"HANGUP":true,"STATUS":true,"MUTE_MICROPHONE":true,"CALENDAR_PUSH":false}"#;
+pub const CAPABILITIES: &str =
+    r#"{"JOIN":true,"HANGUP":true,"STATUS":true,"MUTE_MICROPHONE":true,"CALENDAR_PUSH":false}"#;
 
 /// Serves the Mesh contract on `host:port` (0: a free port).
 pub async fn start(host: IpAddr, port: u16, devices: Devices) -> io::Result<Frontend> {

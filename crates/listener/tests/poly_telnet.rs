@@ -94,7 +94,10 @@ async fn every_action_and_the_status_round_trip() {
     assert!(!idle.microphone_muted);
 
     driver
-        .perform(&d, &join("111.222@bridge.example", Some(SignalingProtocol::Sip)))
+        .perform(
+            &d,
+            &join("111.222@bridge.example", Some(SignalingProtocol::Sip)),
+        )
         .await
         .expect("join");
     let state = devices.get("127.77.40.1");
@@ -160,7 +163,10 @@ async fn a_wrong_password_or_the_fault_is_bad_credentials() {
     let (devices, frontend) = emulator("127.77.40.4").await;
     let driver = driver(2_000);
     let wrong = device("127.77.40.4", frontend.port, Some("not-it"));
-    let f = driver.perform(&wrong, &Action::Hangup).await.expect_err("refused");
+    let f = driver
+        .perform(&wrong, &Action::Hangup)
+        .await
+        .expect_err("refused");
     assert_eq!(f.kind, FailureKind::BadCredentials);
     assert!(!format!("{f:?}").contains("not-it"));
 

@@ -145,6 +145,8 @@ impl MeshDriver {
         with_body: bool,
     ) -> Result<String, DriverFailure> {
         let mut request_text = format!("{method} {}", shown(&url));
+        // The server by its origin: a base URI's user info never reaches a message.
+        let server = url.origin().ascii_serialization();
         let mut request = self.client.request(method, url);
         if device.username.is_some() || device.password.is_some() {
             request = request.basic_auth(device.username(), Some(device.password()));
@@ -158,13 +160,6 @@ impl MeshDriver {
             request_text.push_str("\nContent-Type: application/json\n\n");
             request_text.push_str(&body);
         }
-        let server = device
-            .endpoint
-            .mesh_base_uri
-            .as_deref()
-            .unwrap_or("")
-            .trim()
-            .to_owned();
         let response = match request.send().await {
             Ok(response) => response,
             Err(e) => return Err(transport_failure(&e, &server, &self.settings, request_text)),
@@ -217,19 +212,18 @@ impl Driver for MeshDriver {
     }
 
     async fn perform(&self, device: &Device, action: &Action) -> Result<(), DriverFailure> {
-        let (operation, name, offered): (&str, &str, fn(&MeshCapabilities) -> bool) =
-            match action {
-                Action::Join { .. } => ("join", "JOIN", |c| c.join),
-                Action::Hangup => ("hangup", "HANGUP", |c| c.hangup),
-                Action::Mute => ("mutemicrophone", "MUTE_MICROPHONE", |c| c.mute_microphone),
-                Action::Unmute => ("unmutemicrophone", "MUTE_MICROPHONE", |c| c.mute_microphone),
-                Action::Dtmf(_) => {
-                    return Err(DriverFailure::new(
-                        FailureKind::Misprovisioned,
-                        "the Relay Mesh contract has no DTMF",
-                    ));
-                }
-            };
+        let (operation, name, offered): (&str, &str, fn(&MeshCapabilities) -> bool) = match action {
+            Action::Join { .. } => ("join", "JOIN", |c| c.join),
+            Action::Hangup => ("hangup", "HANGUP", |c| c.hangup),
+            Action::Mute => ("mutemicrophone", "MUTE_MICROPHONE", |c| c.mute_microphone),
+            Action::Unmute => ("unmutemicrophone", "MUTE_MICROPHONE", |c| c.mute_microphone),
+            Action::Dtmf(_) => {
+                return Err(DriverFailure::new(
+                    FailureKind::Misprovisioned,
+                    "the Relay Mesh contract has no DTMF",
+                ));
+            }
+        };
         let mut url = url(device, operation)?;
         self.require(device, name, offered).await?;
         if let Action::Join {
@@ -416,7 +410,7 @@ fn transport_failure(
     let mut source: Option<&dyn std::error::Error> = Some(error);
     while let Some(e) = source {
         let text = match e.downcast_ref::<reqwest::Error>() {
-            Some(r) if r.url().is_some() => continue_text(r),
+            Some(r) if r.url().is_some() => text_without_url(r),
             _ => e.to_string(),
         };
         if !failure.causes.contains(&text) {
@@ -428,7 +422,7 @@ fn transport_failure(
 }
 
 /// A reqwest error's own text without its URL.
-fn continue_text(error: &reqwest::Error) -> String {
+fn text_without_url(error: &reqwest::Error) -> String {
     let text = error.to_string();
     match text.split_once(" for url (") {
         Some((head, _)) => head.to_owned(),

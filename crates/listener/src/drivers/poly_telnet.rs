@@ -24,9 +24,7 @@
 
 mod session;
 
-use crate::driver::{
-    Action, Capability, CallPhase, Device, DeviceStatus, Driver, DriverFailure,
-};
+use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
 use async_trait::async_trait;
 use roomlink_domain::enums::SignalingProtocol;
 use roomlink_listener_protocol::failure::FailureKind;
@@ -102,7 +100,8 @@ impl Driver for PolyTelnetDriver {
 
     async fn perform(&self, device: &Device, action: &Action) -> Result<(), DriverFailure> {
         let commands = commands(action)?;
-        let mut session = Session::open(device, device.port_or(DEFAULT_PORT), &self.settings).await?;
+        let mut session =
+            Session::open(device, device.port_or(DEFAULT_PORT), &self.settings).await?;
         for (command, expect) in &commands {
             let answer = exchange(&mut session, command, *expect).await?;
             if let (Expect::Mute, Answer::Muted(muted)) = (expect, &answer) {
@@ -128,7 +127,8 @@ impl Driver for PolyTelnetDriver {
     }
 
     async fn status(&self, device: &Device) -> Result<DeviceStatus, DriverFailure> {
-        let mut session = Session::open(device, device.port_or(DEFAULT_PORT), &self.settings).await?;
+        let mut session =
+            Session::open(device, device.port_or(DEFAULT_PORT), &self.settings).await?;
         let call = match exchange(&mut session, "callinfo all", Expect::CallInfo).await? {
             Answer::Calls(lines) => call_phase(&lines),
             _ => CallPhase::Idle,

@@ -44,27 +44,30 @@ impl<'a> Session<'a> {
         settings: &PolyTelnetSettings,
     ) -> Result<Session<'a>, DriverFailure> {
         let target = device.socket_text(port);
-        let stream =
-            match tokio::time::timeout(settings.connect_timeout, TcpStream::connect(&target)).await
-            {
-                Ok(Ok(stream)) => stream,
-                Ok(Err(e)) => {
-                    return Err(DriverFailure::new(
-                        FailureKind::Unreachable,
-                        format!("cannot connect to the Poly Telnet API at {target}"),
-                    )
-                    .cause(e.to_string()));
-                }
-                Err(_) => {
-                    return Err(DriverFailure::new(
-                        FailureKind::Timeout,
-                        format!(
-                            "the Poly Telnet API at {target} did not accept a connection within {} ms",
-                            settings.connect_timeout.as_millis()
-                        ),
-                    ));
-                }
-            };
+        let stream = match tokio::time::timeout(
+            settings.connect_timeout,
+            TcpStream::connect(&target),
+        )
+        .await
+        {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(e)) => {
+                return Err(DriverFailure::new(
+                    FailureKind::Unreachable,
+                    format!("cannot connect to the Poly Telnet API at {target}"),
+                )
+                .cause(e.to_string()));
+            }
+            Err(_) => {
+                return Err(DriverFailure::new(
+                    FailureKind::Timeout,
+                    format!(
+                        "the Poly Telnet API at {target} did not accept a connection within {} ms",
+                        settings.connect_timeout.as_millis()
+                    ),
+                ));
+            }
+        };
         let mut session = Session {
             stream,
             text: Vec::new(),
@@ -353,7 +356,10 @@ mod tests {
         assert!(split_line(b"hanging up all\r").is_none());
         assert!(split_line(b"partial").is_none());
         let (line, used) = split_line(b"hanging up all\r\nrest").expect("a line");
-        assert_eq!((line.text.as_str(), line.echo, used), ("hanging up all", false, 16));
+        assert_eq!(
+            (line.text.as_str(), line.echo, used),
+            ("hanging up all", false, 16)
+        );
     }
 
     #[test]
