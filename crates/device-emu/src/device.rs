@@ -6,7 +6,7 @@
 //! lazily from the clock, no timers) → idle (on a hang-up). A dial during a call replaces it.
 
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -84,6 +84,9 @@ pub struct Device {
     pub last_dialed: Option<String>,
     /// The protocol the last dial asked for (`H323`, `Sip`, `h323`, `sip`), as sent.
     pub last_dial_protocol: Option<String>,
+    /// What the last dial carried besides the number (Mesh: `meetingId`, `passcode`,
+    /// `bridgeAddress`); cleared by every dial.
+    pub last_dial_extras: BTreeMap<String, String>,
     pub dial_count: u64,
     /// Commands that reached the state (after login and faults).
     pub commands: u64,
@@ -104,6 +107,7 @@ impl Device {
             dtmf: String::new(),
             last_dialed: None,
             last_dial_protocol: None,
+            last_dial_extras: BTreeMap::new(),
             dial_count: 0,
             commands: 0,
             username: username.to_owned(),
@@ -143,6 +147,7 @@ impl Device {
         self.dial_count += 1;
         self.last_dialed = Some(number.to_owned());
         self.last_dial_protocol = protocol.map(str::to_owned);
+        self.last_dial_extras.clear();
     }
 
     /// Ends the call; `false` when there was none.
@@ -179,6 +184,7 @@ impl Device {
             "dtmf": self.dtmf,
             "lastDialed": self.last_dialed,
             "lastDialProtocol": self.last_dial_protocol,
+            "lastDialExtras": self.last_dial_extras,
             "dialCount": self.dial_count,
             "commands": self.commands,
             "username": self.username,

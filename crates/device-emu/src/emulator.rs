@@ -3,7 +3,7 @@
 
 use crate::device::{DeviceDefaults, Devices};
 use crate::tls::TlsIdentity;
-use crate::{Frontend, cisco_http, control, net};
+use crate::{Frontend, cisco_http, control, mesh, net, poly_telnet};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -154,8 +154,15 @@ pub async fn start(config: EmuConfig) -> io::Result<Emulator> {
     // The other protocols' front ends replace their `not_built` line with one like:
     // if let Some(port) = config.cisco_ssh { add(&mut frontends, &mut ports.cisco_ssh, "cisco-ssh", cisco_ssh::start(&hosts, port, devices.clone()).await?); }
     not_built("cisco-ssh", config.cisco_ssh)?;
-    not_built("poly-telnet", config.poly_telnet)?;
-    not_built("mesh", config.mesh)?;
+    if let Some(port) = config.poly_telnet {
+        let f = poly_telnet::start(&hosts, port, devices.clone()).await?;
+        add(&mut frontends, &mut ports.poly_telnet, "poly-telnet", f);
+    }
+    // One Mesh driver server for every device, on the first address (the device is in the path).
+    if let Some(port) = config.mesh {
+        let f = mesh::start(hosts[0], port, devices.clone()).await?;
+        add(&mut frontends, &mut ports.mesh, "mesh", f);
+    }
 
     let mut control_addr = None;
     if let Some(port) = config.control {

@@ -8,13 +8,17 @@
 //!   [`xml`]; [`tls`]: the self-signed certificate.
 //! - [`control`]: the control surface (devices, faults, credentials).
 //! - [`EmuConfig`] / [`start`]: every configured front end at once.
+//! - [`poly_telnet`]: the Poly HDX / Group Series Telnet API.
+//! - [`mesh`]: a Relay Mesh driver server (one address, the device is the path's `{ip}`).
 
 pub mod cisco_http;
 pub mod cisco_xapi;
 pub mod control;
 pub mod device;
 pub mod http;
+pub mod mesh;
 pub mod net;
+pub mod poly_telnet;
 pub mod tls;
 pub mod xml;
 

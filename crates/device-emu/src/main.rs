@@ -18,7 +18,7 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(
     name = "roomlink-device-emu",
-    about = "Emulated room systems (Cisco XML API over HTTP/HTTPS, ...) on consecutive loopback addresses"
+    about = "Emulated room systems (Cisco xAPI over HTTP(S) and SSH, Poly Telnet API, a Mesh driver server) on consecutive loopback addresses"
 )]
 struct Args {
     /// The first device address; the others follow it (127.77.0.1, 127.77.0.2, ...).
@@ -33,6 +33,15 @@ struct Args {
     /// Cisco XML API over HTTPS (self-signed certificate made at start) on this port.
     #[arg(long, value_name = "PORT")]
     cisco_https: Option<u16>,
+    /// Cisco xAPI over SSH on this port.
+    #[arg(long, value_name = "PORT")]
+    cisco_ssh: Option<u16>,
+    /// The Poly Telnet API on this port.
+    #[arg(long, value_name = "PORT")]
+    poly_telnet: Option<u16>,
+    /// A Relay Mesh driver server on this port (first address only; the device is in the path).
+    #[arg(long, value_name = "PORT")]
+    mesh: Option<u16>,
     /// Do not enforce the codecs' Basic-auth rate limit (1 request/s per device, queue 30).
     #[arg(long)]
     no_basic_rate_limit: bool,
@@ -92,8 +101,16 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let args = Args::parse();
     anyhow::ensure!(
-        args.cisco_http.is_some() || args.cisco_https.is_some(),
-        "nothing to emulate: give --cisco-http PORT and/or --cisco-https PORT"
+        [
+            args.cisco_http,
+            args.cisco_https,
+            args.cisco_ssh,
+            args.poly_telnet,
+            args.mesh
+        ]
+        .iter()
+        .any(Option::is_some),
+        "nothing to emulate: give one or more of --cisco-http, --cisco-https, --cisco-ssh, --poly-telnet, --mesh (each with a PORT, 0 for any free port)"
     );
     let config = EmuConfig {
         first_host: args.host,
@@ -106,8 +123,10 @@ async fn main() -> anyhow::Result<()> {
         cisco_http: args.cisco_http,
         cisco_https: args.cisco_https,
         cisco_basic_rate_limit: !args.no_basic_rate_limit,
+        cisco_ssh: args.cisco_ssh,
+        poly_telnet: args.poly_telnet,
+        mesh: args.mesh,
         control: Some(args.control),
-        ..EmuConfig::default()
     };
     let emulator = start(config).await.context("cannot start the emulator")?;
     {

@@ -6,6 +6,8 @@ use crate::control::Control;
 use crate::devices::DeviceTable;
 use crate::drivers::Drivers;
 use crate::drivers::cisco_http::{self, CiscoHttpDriver, CiscoHttpSettings, Scheme, TlsPolicy};
+use crate::drivers::mesh::{MeshDriver, MeshSettings};
+use crate::drivers::poly_telnet::{PolyTelnetDriver, PolyTelnetSettings};
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpServer, middleware, web};
@@ -74,7 +76,19 @@ pub fn drivers(settings: &Settings) -> Result<Drivers, String> {
         request_timeout: millis(settings.commands.timeout_ms),
     })
     .map_err(|e| format!("{}: {e}", cisco_http::PROTOCOL))?;
-    Ok(Drivers::new(vec![Arc::new(cisco_http)]))
+    let poly = PolyTelnetDriver::new(PolyTelnetSettings {
+        connect_timeout: millis(settings.polycom_telnet.connect_timeout_ms),
+        answer_timeout: millis(settings.commands.timeout_ms),
+    });
+    let mesh = MeshDriver::new(MeshSettings {
+        connect_timeout: millis(settings.mesh.connect_timeout_ms),
+        request_timeout: millis(settings.commands.timeout_ms),
+    });
+    Ok(Drivers::new(vec![
+        Arc::new(cisco_http),
+        Arc::new(poly),
+        Arc::new(mesh),
+    ]))
 }
 
 /// A running listener.

@@ -1,6 +1,8 @@
 //! The drivers, one per `controlProtocol`, and the registry the listener picks them from.
 
 pub mod cisco_http;
+pub mod mesh;
+pub mod poly_telnet;
 
 use crate::driver::Driver;
 use std::sync::Arc;
