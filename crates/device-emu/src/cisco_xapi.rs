@@ -20,7 +20,7 @@
 //!   `Permission denied`; `/Status/Call` with no call is an empty `<Status …/>`.
 //! - Call status values: `Dialling` until the device connects, then `Connected`.
 
-use crate::device::{Device, Phase};
+use crate::device::{Device, Fault, Phase};
 use crate::xml::Element;
 
 /// Which generation of codec software the device runs.
@@ -40,7 +40,17 @@ impl Firmware {
         }
     }
 
-    fn display_name(self) -> &'static str {
+    /// The firmware a device runs: TC with [`Fault::TcFirmware`], else CE.
+    pub fn of(device: &Device) -> Firmware {
+        if device.has(Fault::TcFirmware) {
+            Firmware::Tc
+        } else {
+            Firmware::Ce
+        }
+    }
+
+    /// The software name in the SSH banner and `SystemUnit Software DisplayName`.
+    pub fn display_name(self) -> &'static str {
         match self {
             Firmware::Ce => "ce 9.15.17.4 4c8b7f1a3e2 2024-02-29",
             Firmware::Tc => "TC7.3.21.d4d8b4c",
@@ -82,6 +92,37 @@ pub enum Role {
     Admin,
     /// No DTMF, no `Call` status (sandbox devices give only this).
     Integrator,
+}
+
+impl Role {
+    /// The role the device's user has: Integrator with [`Fault::IntegratorRole`], else Admin.
+    pub fn of(device: &Device) -> Role {
+        if device.has(Fault::IntegratorRole) {
+            Role::Integrator
+        } else {
+            Role::Admin
+        }
+    }
+}
+
+/// A command named by its path words (the SSH API's `xCommand Call DTMFSend ...`); `Err` is
+/// the answer to a command the firmware does not have.
+pub fn command_from_words(
+    path: Vec<String>,
+    params: Vec<(String, String)>,
+    firmware: Firmware,
+) -> Result<Command, Element> {
+    let known = firmware.commands().iter().any(|c| {
+        c.len() == path.len() && c.iter().zip(&path).all(|(a, b)| a.eq_ignore_ascii_case(b))
+    });
+    if known {
+        Ok(Command { path, params })
+    } else {
+        Err(error_result(
+            "Unknown command",
+            &format!("/{}", path.join("/")),
+        ))
+    }
 }
 
 /// A command found in a `putxml` document.

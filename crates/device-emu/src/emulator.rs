@@ -3,7 +3,7 @@
 
 use crate::device::{DeviceDefaults, Devices};
 use crate::tls::TlsIdentity;
-use crate::{Frontend, cisco_http, control, mesh, net, poly_telnet};
+use crate::{Frontend, cisco_http, cisco_ssh, control, mesh, net, poly_telnet};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -70,6 +70,8 @@ pub struct Emulator {
     pub control_addr: Option<SocketAddr>,
     /// The HTTPS certificate's SHA-256 fingerprint (`AB:CD:…`), when HTTPS is on.
     pub tls_fingerprint: Option<String>,
+    /// The SSH host key's fingerprint (`SHA256:…`), when SSH is on.
+    pub ssh_fingerprint: Option<String>,
     /// Every front end by name (`cisco-http`, ...), in start order.
     pub frontends: Vec<(&'static str, Frontend)>,
 }
@@ -97,6 +99,11 @@ impl Emulator {
                 {
                     line.push_str(&format!(" sha256={fp}"));
                 }
+                if *name == "cisco-ssh"
+                    && let Some(fp) = &self.ssh_fingerprint
+                {
+                    line.push_str(&format!(" hostkey={fp}"));
+                }
                 line
             })
             .collect()
@@ -111,16 +118,6 @@ fn add(
 ) {
     *port = Some(frontend.port);
     frontends.push((name, frontend));
-}
-
-fn not_built(name: &str, port: Option<u16>) -> io::Result<()> {
-    match port {
-        None => Ok(()),
-        Some(_) => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            format!("the {name} front end is not part of this build"),
-        )),
-    }
 }
 
 /// Starts every front end `config` asks for.
@@ -151,9 +148,13 @@ pub async fn start(config: EmuConfig) -> io::Result<Emulator> {
         let f = cisco_http::start_with(&hosts, port, devices.clone(), tls, http_options).await?;
         add(&mut frontends, &mut ports.cisco_https, "cisco-https", f);
     }
-    // The other protocols' front ends replace their `not_built` line with one like:
-    // if let Some(port) = config.cisco_ssh { add(&mut frontends, &mut ports.cisco_ssh, "cisco-ssh", cisco_ssh::start(&hosts, port, devices.clone()).await?); }
-    not_built("cisco-ssh", config.cisco_ssh)?;
+    let mut ssh_fingerprint = None;
+    if let Some(port) = config.cisco_ssh {
+        let key = cisco_ssh::generate_host_key()?;
+        ssh_fingerprint = Some(cisco_ssh::fingerprint(&key));
+        let f = cisco_ssh::start(&hosts, port, devices.clone(), key).await?;
+        add(&mut frontends, &mut ports.cisco_ssh, "cisco-ssh", f);
+    }
     if let Some(port) = config.poly_telnet {
         let f = poly_telnet::start(&hosts, port, devices.clone()).await?;
         add(&mut frontends, &mut ports.poly_telnet, "poly-telnet", f);
@@ -176,6 +177,7 @@ pub async fn start(config: EmuConfig) -> io::Result<Emulator> {
         ports,
         control_addr,
         tls_fingerprint,
+        ssh_fingerprint,
         frontends,
     })
 }

@@ -12,6 +12,8 @@
 //! - [`mesh`]: a Relay Mesh driver server (one address, the device is the path's `{ip}`).
 
 pub mod cisco_http;
+pub mod cisco_ssh;
+pub mod cisco_tsh;
 pub mod cisco_xapi;
 pub mod control;
 pub mod device;

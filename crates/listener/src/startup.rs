@@ -6,6 +6,7 @@ use crate::control::Control;
 use crate::devices::DeviceTable;
 use crate::drivers::Drivers;
 use crate::drivers::cisco_http::{self, CiscoHttpDriver, CiscoHttpSettings, Scheme, TlsPolicy};
+use crate::drivers::cisco_ssh::{CiscoSshDriver, CiscoSshSettings, HostKeyPolicy};
 use crate::drivers::mesh::{MeshDriver, MeshSettings};
 use crate::drivers::poly_telnet::{PolyTelnetDriver, PolyTelnetSettings};
 use crate::settings::Settings;
@@ -76,6 +77,19 @@ pub fn drivers(settings: &Settings) -> Result<Drivers, String> {
         request_timeout: millis(settings.commands.timeout_ms),
     })
     .map_err(|e| format!("{}: {e}", cisco_http::PROTOCOL))?;
+    let ssh = &settings.tandberg_ssh;
+    let cisco_ssh = CiscoSshDriver::new(CiscoSshSettings {
+        host_keys: if ssh.host_keys == "accept-any" {
+            HostKeyPolicy::AcceptAny
+        } else {
+            HostKeyPolicy::PinOnFirstUse {
+                file: ssh.known_hosts_file.clone(),
+            }
+        },
+        legacy_algorithms: ssh.legacy_algorithms,
+        connect_timeout: millis(ssh.connect_timeout_ms),
+        answer_timeout: millis(settings.commands.timeout_ms),
+    });
     let poly = PolyTelnetDriver::new(PolyTelnetSettings {
         connect_timeout: millis(settings.polycom_telnet.connect_timeout_ms),
         answer_timeout: millis(settings.commands.timeout_ms),
@@ -86,6 +100,7 @@ pub fn drivers(settings: &Settings) -> Result<Drivers, String> {
     });
     Ok(Drivers::new(vec![
         Arc::new(cisco_http),
+        Arc::new(cisco_ssh),
         Arc::new(poly),
         Arc::new(mesh),
     ]))

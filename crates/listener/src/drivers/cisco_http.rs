@@ -42,8 +42,7 @@ use xml::Node;
 
 pub const PROTOCOL: &str = "TANDBERG_HTTP";
 
-/// The most tones one `DTMFSend` takes (`DTMFString` is 0..32 characters).
-pub const DTMF_CHUNK: usize = 32;
+pub use super::cisco::DTMF_CHUNK;
 
 const RETRY_DELAYS: [Duration; 3] = [
     Duration::from_millis(250),
@@ -653,8 +652,7 @@ impl CiscoHttpDriver {
 }
 
 fn firmware_of(version: &str) -> Firmware {
-    let lower = version.trim().to_ascii_lowercase();
-    if lower.starts_with("tc") || lower.starts_with("te") {
+    if super::cisco::is_tc(version) {
         Firmware::Tc
     } else {
         Firmware::Ce
@@ -685,25 +683,14 @@ fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> String {
 }
 
 fn call_phase(calls: &Node) -> CallPhase {
-    let mut phase = CallPhase::Idle;
-    for call in calls.find_all(&["Call"]) {
+    super::cisco::overall(calls.find_all(&["Call"]).into_iter().map(|call| {
         let status = call
             .child("Status")
             .map(|s| s.text.as_str())
             .or_else(|| call.attr("status"))
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        match status.as_str() {
-            "connected" | "synced" | "onhold" | "preserved" | "remotepreserved" => {
-                return CallPhase::Connected;
-            }
-            "dialling" | "dialing" | "connecting" | "ringing" | "earlymedia" => {
-                phase = CallPhase::Dialling;
-            }
-            _ => {}
-        }
-    }
-    phase
+            .unwrap_or("");
+        super::cisco::call_phase(status)
+    }))
 }
 
 /// The `SessionId` a `Set-Cookie` header gives.

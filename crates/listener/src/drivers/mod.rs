@@ -1,6 +1,8 @@
 //! The drivers, one per `controlProtocol`, and the registry the listener picks them from.
 
+mod cisco;
 pub mod cisco_http;
+pub mod cisco_ssh;
 pub mod mesh;
 pub mod poly_telnet;
 

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const ROOM_PASSWORD: &str = "room-pw-secret";
 const LISTENER_SECRET: &str = "listener-secret-for-tests-0001";
-const PROTOCOLS: [&str; 3] = ["TANDBERG_HTTP", "POLYCOM_TELNET", "MESH"];
+const PROTOCOLS: [&str; 4] = ["TANDBERG_HTTP", "TANDBERG_SSH", "POLYCOM_TELNET", "MESH"];
 
 /// Emulated rooms (one per protocol, each on its own address), a listener in front of them
 /// registered with roomlink, and an endpoint per room.
@@ -101,6 +101,7 @@ async fn site(
         },
         cisco_http: Some(0),
         cisco_basic_rate_limit: false,
+        cisco_ssh: Some(0),
         poly_telnet: Some(0),
         mesh: Some(0),
         ..EmuConfig::default()
@@ -416,7 +417,6 @@ async fn each_room_fault_gives_its_catalog_error_without_the_password() {
         ),
     ];
     for (protocol, fault, command, status, name, code) in cases {
-        if !PROTOCOLS.contains(&protocol) { continue; }
         site.set_fault(protocol, Some(fault));
         let id = site.endpoint(protocol);
         let (got, body) = post(&app, &rw, format!("/api/endpoints/{id}/{command}")).await;
@@ -455,7 +455,7 @@ async fn each_room_fault_gives_its_catalog_error_without_the_password() {
         .create_endpoint(
             &rw,
             json!({"name": "Nobody", "ipAddress": "127.78.2.200", "port": 9,
-                "controlProtocol": "TANDBERG_HTTP", "listenerServiceId": listener_id,
+                "controlProtocol": "TANDBERG_SSH", "listenerServiceId": listener_id,
                 "username": "admin", "password": ROOM_PASSWORD}),
         )
         .await;
@@ -538,7 +538,7 @@ async fn ivr_tones_follow_the_connected_call() {
     let app = app().await;
     let (rw, _) = app.tenant("acme").await;
     let site = site(&app, &rw, 5, None).await;
-    for protocol in ["TANDBERG_HTTP", "POLYCOM_TELNET"] {
+    for protocol in ["TANDBERG_HTTP", "TANDBERG_SSH", "POLYCOM_TELNET"] {
         let id = site.endpoint(protocol);
         let (status, body) = app
             .call(
