@@ -1,4 +1,4 @@
-//! `cargo xtask bench-listener [--devices N] [--rounds N] [--no-build]`
+//! `cargo xtask bench-listener [--devices N] [--rounds N] [--no-build] [--debug]`
 //!
 //! How long `roomlink-listener` takes to answer one status poll of N emulated room systems
 //! (default 1,000, a quarter per driver: Cisco HTTP, Cisco SSH, Poly Telnet, Mesh), sent as
@@ -28,6 +28,8 @@ struct Options {
     devices: usize,
     rounds: usize,
     build: bool,
+    /// Measure the debug binaries (`target/debug`) instead of a release build.
+    debug: bool,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -35,6 +37,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         devices: 1_000,
         rounds: 5,
         build: true,
+        debug: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -48,6 +51,7 @@ fn options(args: &[String]) -> Result<Options, String> {
             "--devices" => o.devices = number("--devices")?,
             "--rounds" => o.rounds = number("--rounds")?,
             "--no-build" => o.build = false,
+            "--debug" => o.debug = true,
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -125,20 +129,27 @@ fn poll(listener: &str, bodies: &[String]) -> Result<(f64, usize), String> {
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
     let root = crate::project_root();
     let dir = root.join("target/bench/listener");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let profile = if o.debug { "debug" } else { "release" };
     if o.build {
-        crate::cargo(&[
+        let mut args = vec![
             "build",
-            "--release",
             "-p",
             "roomlink-listener",
             "-p",
             "roomlink-device-emu",
-        ])?;
+        ];
+        if !o.debug {
+            args.push("--release");
+        }
+        crate::cargo(&args)?;
     }
-    let bin = |name: &str| root.join("target/release").join(name);
+    let bin = |name: &str| root.join("target").join(profile).join(name);
     let password_file = dir.join("room-password");
     let secret_file = dir.join("secret");
     write(&password_file, ROOM_PASSWORD)?;
@@ -222,6 +233,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let _ = writeln!(table, "| measure | value |\n|---|---|");
     let _ = writeln!(
         table,
+        "| build | {profile}{} |",
+        if o.debug {
+            " (unoptimized: cryptography and parsing are slower than in a release build)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        table,
         "| devices | {} ({} per driver: Cisco HTTP, Cisco SSH, Poly Telnet, Mesh) |",
         o.devices,
         o.devices / 4
@@ -250,13 +270,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     );
     let _ = writeln!(
         table,
-        "\nSettings: `commands.status_concurrency` 64 (default), the emulator with `--no-basic-rate-limit` and calls connecting after 300 ms; commit {}, {}.",
+        "\nSettings: `commands.status_concurrency` 64 (default); the emulator on the same machine with \
+         `--no-basic-rate-limit`; commit {}, {} cores, load average at start {load}. \
+         Run: `cargo xtask bench-listener`.",
         git_head(&root),
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
-    let _ = writeln!(
-        table,
-        "(The last number is the machine's core count. Run: `cargo xtask bench-listener`.)"
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, table.as_bytes());
