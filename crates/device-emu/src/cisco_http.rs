@@ -29,7 +29,6 @@ use crate::http::{self, Answer, Hangup, Request, respond};
 use crate::net;
 use crate::tls::TlsIdentity;
 use crate::xml::Element;
-use base64::Engine;
 use hyper::header::{HeaderValue, LOCATION, SET_COOKIE, WWW_AUTHENTICATE};
 use hyper::{Method, StatusCode};
 use std::collections::HashMap;
@@ -149,17 +148,7 @@ fn rate_limited() -> Answer {
 
 /// `user:password` from an `Authorization: Basic` header.
 fn basic_credentials(request: &Request) -> Option<(String, String)> {
-    let value = request.header("authorization")?;
-    let (scheme, encoded) = value.trim().split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return None;
-    }
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(encoded.trim())
-        .ok()?;
-    let text = String::from_utf8(decoded).ok()?;
-    let (user, password) = text.split_once(':')?;
-    Some((user.to_owned(), password.to_owned()))
+    crate::http::basic_credentials(request.header("authorization")?)
 }
 
 fn session_cookie(request: &Request) -> Option<String> {

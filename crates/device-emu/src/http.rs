@@ -157,3 +157,18 @@ where
         tracing::debug!(%local, error = %e, "connection ended");
     }
 }
+
+/// `user`, `password` from an `Authorization: Basic ...` value (the Cisco and Mesh servers).
+pub fn basic_credentials(value: &str) -> Option<(String, String)> {
+    use base64::Engine;
+    let (scheme, encoded) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let decoded = String::from_utf8(decoded).ok()?;
+    let (user, password) = decoded.split_once(':')?;
+    Some((user.to_owned(), password.to_owned()))
+}

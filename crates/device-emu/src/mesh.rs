@@ -26,7 +26,6 @@
 use crate::Frontend;
 use crate::device::{Device, Devices, Fault};
 use crate::net;
-use base64::Engine;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
@@ -212,19 +211,9 @@ fn operate(
     }
 }
 
-/// `user`, `password` from an `Authorization: Basic ...` value.
+/// `user`, `password` from an `Authorization: Basic ...` header value.
 fn basic_credentials(value: &[u8]) -> Option<(String, String)> {
-    let value = std::str::from_utf8(value).ok()?;
-    let (scheme, encoded) = value.trim().split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return None;
-    }
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(encoded.trim())
-        .ok()?;
-    let decoded = String::from_utf8(decoded).ok()?;
-    let (user, password) = decoded.split_once(':')?;
-    Some((user.to_owned(), password.to_owned()))
+    crate::http::basic_credentials(std::str::from_utf8(value).ok()?)
 }
 
 fn text(status: StatusCode, body: &'static str) -> Answer {
@@ -264,6 +253,7 @@ mod tests {
 
     #[test]
     fn basic_credentials_decode_and_other_schemes_do_not() {
+        use base64::Engine;
         // "admin:pw:with:colons"
         let header = format!(
             "Basic {}",
