@@ -2,7 +2,7 @@
 //! bounded by the configured deadline, a join's IVR tones sent once its call connects.
 
 use crate::devices::{DeviceTable, Slot};
-use crate::driver::{Action, CallPhase, Device, DeviceStatus, Driver, DriverFailure};
+use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
 use crate::settings::{CommandSettings, IvrSettings};
 use roomlink_domain::ports::Clock;
 use roomlink_domain::system::SystemClock;
@@ -86,8 +86,10 @@ impl Control {
         }
         drop(turn);
         let state = slot.state();
+        // A driver without DTMF (Mesh) hands the meeting id and passcode to its server instead.
         if let Action::Join { plan, .. } = &action
             && !plan.ivr_steps.is_empty()
+            && driver.capabilities().contains(&Capability::Dtmf)
         {
             let steps = plan.ivr_steps.clone();
             tokio::spawn(send_ivr_steps(
