@@ -186,3 +186,22 @@ fn serves_the_protocol_with_the_secret_and_stops_on_sigterm() {
     assert!(!rest.contains(SECRET) && !stderr.contains(SECRET));
     let _ = std::io::stdout().flush();
 }
+
+#[test]
+fn the_shipped_example_configuration_is_accepted() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../deploy/systemd/roomlink-listener.toml");
+    let out = listener()
+        .arg("--config")
+        .arg(&file)
+        .args(["--secret", SECRET, "--check"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("bridges: prod"), "{stdout}");
+}
