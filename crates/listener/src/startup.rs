@@ -12,6 +12,7 @@ use crate::drivers::poly_telnet::{PolyTelnetDriver, PolyTelnetSettings};
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpServer, middleware, web};
+use roomlink_domain::listener::{SECRET_MAX_CHARS, SECRET_MIN_CHARS};
 use roomlink_listener_protocol::secrets::{SharedSecret, load_private_key};
 use roomlink_listener_protocol::server::{BODY_LIMIT, VERSION_HEADER, not_found};
 use std::net::{SocketAddr, TcpListener};
@@ -37,9 +38,13 @@ pub fn read_secret(settings: &Settings) -> Result<Option<SharedSecret>, String> 
         .map_err(|e| format!("{e} ({})", path.display()))
 }
 
+/// The same bounds roomlink puts on a secret a client chooses.
 fn check_secret(secret: &str) -> Result<SharedSecret, String> {
-    if secret.trim().len() < 16 {
-        return Err("the listener secret must be at least 16 characters".into());
+    let chars = secret.trim().chars().count();
+    if !(SECRET_MIN_CHARS..=SECRET_MAX_CHARS).contains(&chars) {
+        return Err(format!(
+            "the listener secret must be at least {SECRET_MIN_CHARS} characters (and at most {SECRET_MAX_CHARS})"
+        ));
     }
     Ok(SharedSecret::new(secret.trim()))
 }
