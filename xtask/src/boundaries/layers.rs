@@ -264,8 +264,8 @@ mod tests {
                  the core (roomlink-domain) only; a dev-dependency would be allowed",
                 "crypto (adapter) has the build-dependency store (adapter): an adapter may depend \
                  on the core (roomlink-domain) only; a dev-dependency would be allowed",
-                "cli (tool) has the dependency server (wiring): a tool may depend on the core \
-                 (roomlink-domain) only; a dev-dependency would be allowed",
+                "cli (tool) has the dependency server (wiring): a tool may depend on the core and the \
+                 shared libraries only; a dev-dependency would be allowed",
                 "xtask has the dev-dependency serde: xtask has no dependencies at all (std only)",
             ]
         );
