@@ -76,7 +76,7 @@ async fn command(
         return refusal;
     }
     let name = name.into_inner();
-    if name == "status" || !state.commands().contains(&name) {
+    if name == "status" || !commands_of(state.version).contains(&name.as_str()) {
         return failure(&Failure::listener(
             404,
             "no_such_command",

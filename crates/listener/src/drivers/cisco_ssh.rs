@@ -499,9 +499,11 @@ impl CiscoSshDriver {
         }
     }
 
-    async fn is_tc(&self, device: &Device) -> bool {
+    /// Whether the device runs TC-era firmware, as its open session's banner said; `None`
+    /// while no session is open.
+    async fn firmware_is_tc(&self, device: &Device) -> Option<bool> {
         let slot = self.slot(device);
-        slot.lock().await.as_ref().is_some_and(|s| s.tc)
+        slot.lock().await.as_ref().map(|s| s.tc)
     }
 }
 
@@ -576,14 +578,17 @@ impl Driver for CiscoSshDriver {
                     .await
             }
             Action::Dtmf(tones) => {
-                // The first command opens the session, which tells the firmware generation.
-                let mut tc = self.is_tc(device).await;
-                for (i, chunk) in dtmf_chunks(tones).iter().enumerate() {
-                    if i == 0 && !tc {
+                // The banner tells the firmware generation: without an open session, a cheap
+                // read opens one first.
+                let tc = match self.firmware_is_tc(device).await {
+                    Some(tc) => tc,
+                    None => {
                         self.run(device, "xStatus SystemUnit State NumberOfActiveCalls")
                             .await?;
-                        tc = self.is_tc(device).await;
+                        self.firmware_is_tc(device).await.unwrap_or(false)
                     }
+                };
+                for chunk in dtmf_chunks(tones) {
                     let verb = if tc {
                         "xCommand DTMFSend"
                     } else {
@@ -591,7 +596,7 @@ impl Driver for CiscoSshDriver {
                     };
                     self.command(
                         device,
-                        &format!("{verb} DTMFString: {}", quoted(chunk)),
+                        &format!("{verb} DTMFString: {}", quoted(&chunk)),
                         None,
                     )
                     .await?;
