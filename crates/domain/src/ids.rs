@@ -66,6 +66,18 @@ macro_rules! id_type {
                 s.serialize_str(&self.0)
             }
         }
+
+        /// Read back from roomlink's own messages (the cluster bus); a malformed id is refused.
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                if is_well_formed(&text) {
+                    Ok($name(text))
+                } else {
+                    Err(serde::de::Error::custom("not an id"))
+                }
+            }
+        }
     )*};
 }
 

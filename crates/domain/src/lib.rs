@@ -7,6 +7,8 @@
 //! - [`access`]: roles, operations, and who may call what (Zero Touch included).
 //! - [`ports`]: the traits adapters implement (storage, listener transport, platform identity,
 //!   clock, ids, password hashing, secret sealing).
+//! - [`cluster`]: the ports that make several instances one (outbound listeners' links, the
+//!   event bus).
 //! - [`service`]: the use cases, written against the ports.
 //! - [`system`]: clock and CSPRNG.
 //! - `memory` (feature `memory`, for tests only): the in-memory reference storage adapter.
@@ -15,6 +17,7 @@
 //! client or async runtime (`cargo xtask boundaries` checks it).
 
 pub mod access;
+pub mod cluster;
 pub mod endpoint;
 pub mod enterprise;
 pub mod enums;

@@ -9,11 +9,37 @@ use crate::secret::{SealedSecret, Secret, SecretChange};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
+/// How roomlink reaches a listener service (docs/listener-protocol.md, "Transports").
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListenerConnection {
+    /// roomlink sends HTTP requests to the listener at this base URL.
+    Inbound(HttpUrl),
+    /// The listener connects out to roomlink and takes requests over its own WebSocket.
+    Outbound,
+}
+
+impl ListenerConnection {
+    /// The `connection` value of the API.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ListenerConnection::Inbound(_) => "inbound",
+            ListenerConnection::Outbound => "outbound",
+        }
+    }
+
+    pub fn base_url(&self) -> Option<&HttpUrl> {
+        match self {
+            ListenerConnection::Inbound(url) => Some(url),
+            ListenerConnection::Outbound => None,
+        }
+    }
+}
+
 /// The fields a client provides for a listener service.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListenerProfile {
     pub name: ShortText,
-    pub base_url: HttpUrl,
+    pub connection: ListenerConnection,
     pub asset_id: Option<ShortText>,
     pub external_id: Option<ShortText>,
     pub location: Option<LongText>,
@@ -28,6 +54,57 @@ pub struct ListenerService {
     pub enterprise_id: EnterpriseId,
     pub profile: ListenerProfile,
     pub secret: SealedSecret,
+}
+
+impl ListenerService {
+    /// Where requests for this listener go.
+    pub fn route(&self) -> ListenerRoute {
+        match &self.profile.connection {
+            ListenerConnection::Inbound(url) => ListenerRoute::Http(url.as_str().to_owned()),
+            ListenerConnection::Outbound => ListenerRoute::Link,
+        }
+    }
+}
+
+/// Where a request for a listener travels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListenerRoute {
+    /// HTTP to this base URL.
+    Http(String),
+    /// The listener's own connection to roomlink (on this instance or another).
+    Link,
+}
+
+/// An outbound listener's open connection, as every instance sees it: which instance holds
+/// it, since when, and the listener's version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkPresence {
+    pub listener_id: ListenerServiceId,
+    /// The holding instance's id (random per process).
+    pub instance: String,
+    pub since_ms: i64,
+    pub version: Option<String>,
+    /// The holder's last heartbeat; a presence not seen for [`LINK_STALE_MS`] is gone (its
+    /// instance died without closing it).
+    pub seen_ms: i64,
+}
+
+/// How often a holding instance confirms its connections.
+pub const LINK_HEARTBEAT_MS: i64 = 15_000;
+/// A connection not confirmed for this long is not shown as connected.
+pub const LINK_STALE_MS: i64 = 3 * LINK_HEARTBEAT_MS;
+
+impl LinkPresence {
+    pub fn is_live(&self, now_ms: i64) -> bool {
+        now_ms.saturating_sub(self.seen_ms) < LINK_STALE_MS
+    }
+}
+
+/// A listener as the API shows it: its record and, for outbound listeners, its connection.
+pub struct ListenerView {
+    pub listener: ListenerService,
+    /// `None` for inbound listeners; `Some(None)` for an outbound one not connected.
+    pub link: Option<Option<LinkPresence>>,
 }
 
 /// Listener secrets: 16 to 256 characters when a client chooses one.
@@ -53,9 +130,10 @@ pub fn decode_listener(
             Some(v) => T::from_json(key, v),
         }
     }
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 9] = [
         "id",
         "name",
+        "connection",
         "baseUrl",
         "secret",
         "assetId",
@@ -71,8 +149,32 @@ pub fn decode_listener(
     }
     let name =
         opt::<ShortText>(body, "name")?.ok_or_else(|| Error::invalid("name: is required"))?;
-    let base_url =
-        opt::<HttpUrl>(body, "baseUrl")?.ok_or_else(|| Error::invalid("baseUrl: is required"))?;
+    let base_url = opt::<HttpUrl>(body, "baseUrl")?;
+    let connection = match body.get("connection") {
+        None | Some(Value::Null) => "inbound",
+        Some(Value::String(c)) => c.as_str(),
+        Some(_) => return Err(Error::json_mapping("connection", "expected a string")),
+    };
+    let connection = match (connection.to_ascii_lowercase().as_str(), base_url) {
+        ("inbound", Some(url)) => ListenerConnection::Inbound(url),
+        ("inbound", None) => {
+            return Err(Error::invalid(
+                "baseUrl: is required for an inbound listener (or set \"connection\": \"outbound\")",
+            ));
+        }
+        ("outbound", None) => ListenerConnection::Outbound,
+        ("outbound", Some(_)) => {
+            return Err(Error::invalid(
+                "baseUrl: must be null for an outbound listener (it connects to roomlink)",
+            ));
+        }
+        _ => {
+            return Err(Error::invalid(format!(
+                "connection: '{}' is not one of inbound, outbound",
+                shorten(connection)
+            )));
+        }
+    };
     let secret = match body.get("secret") {
         None | Some(Value::Null) => SecretChange::Keep,
         Some(Value::String(s)) => {
@@ -95,7 +197,7 @@ pub fn decode_listener(
     }
     let profile = ListenerProfile {
         name,
-        base_url,
+        connection,
         asset_id: opt(body, "assetId")?,
         external_id: opt(body, "externalId")?,
         location: opt(body, "location")?,
@@ -104,20 +206,43 @@ pub fn decode_listener(
     Ok((profile, secret))
 }
 
-/// The response shape; the secret is never included.
+/// The record's response fields; the secret is never included.
+fn record_entries<M: SerializeMap>(l: &ListenerService, map: &mut M) -> Result<(), M::Error> {
+    let p = &l.profile;
+    map.serialize_entry("id", &l.id)?;
+    map.serialize_entry("name", p.name.as_str())?;
+    map.serialize_entry("connection", p.connection.as_str())?;
+    map.serialize_entry("baseUrl", &p.connection.base_url().map(HttpUrl::as_str))?;
+    map.serialize_entry("assetId", &p.asset_id.as_ref().map(|v| v.as_str()))?;
+    map.serialize_entry("externalId", &p.external_id.as_ref().map(|v| v.as_str()))?;
+    map.serialize_entry("location", &p.location.as_ref().map(|v| v.as_str()))?;
+    map.serialize_entry(
+        "pointOfContact",
+        &p.point_of_contact.as_ref().map(|v| v.as_str()),
+    )
+}
+
+/// The creation response's shape (no connection yet).
 impl Serialize for ListenerService {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let p = &self.profile;
-        let mut map = s.serialize_map(Some(7))?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("name", p.name.as_str())?;
-        map.serialize_entry("baseUrl", p.base_url.as_str())?;
-        map.serialize_entry("assetId", &p.asset_id.as_ref().map(|v| v.as_str()))?;
-        map.serialize_entry("externalId", &p.external_id.as_ref().map(|v| v.as_str()))?;
-        map.serialize_entry("location", &p.location.as_ref().map(|v| v.as_str()))?;
+        let mut map = s.serialize_map(Some(8))?;
+        record_entries(self, &mut map)?;
+        map.end()
+    }
+}
+
+/// The record and its connection: `connected`, `connectedSince`, `listenerVersion` (all null
+/// for an inbound listener).
+impl Serialize for ListenerView {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(11))?;
+        record_entries(&self.listener, &mut map)?;
+        let presence = self.link.as_ref().map(Option::as_ref);
+        map.serialize_entry("connected", &presence.map(|p| p.is_some()))?;
+        map.serialize_entry("connectedSince", &presence.flatten().map(|p| p.since_ms))?;
         map.serialize_entry(
-            "pointOfContact",
-            &p.point_of_contact.as_ref().map(|v| v.as_str()),
+            "listenerVersion",
+            &presence.flatten().and_then(|p| p.version.as_deref()),
         )?;
         map.end()
     }
@@ -156,5 +281,25 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::JsonMappingException);
         let short = json!({"name": "a", "baseUrl": "http://x", "secret": "short"});
         assert!(decode_listener(short.as_object().unwrap()).is_err());
+    }
+
+    #[test]
+    fn outbound_listeners_have_no_base_url_and_inbound_ones_need_one() {
+        let out = json!({"name": "Site", "connection": "outbound"});
+        let (p, _) = decode_listener(out.as_object().unwrap()).unwrap();
+        assert_eq!(p.connection, ListenerConnection::Outbound);
+        let inbound = json!({"name": "HQ", "connection": "INBOUND", "baseUrl": "http://x"});
+        let (p, _) = decode_listener(inbound.as_object().unwrap()).unwrap();
+        assert_eq!(p.connection.as_str(), "inbound");
+        for bad in [
+            json!({"name": "a", "connection": "outbound", "baseUrl": "http://x"}),
+            json!({"name": "a", "connection": "sideways"}),
+            json!({"name": "a", "connection": "inbound"}),
+        ] {
+            let e = decode_listener(bad.as_object().unwrap()).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Invalid, "{bad}");
+        }
+        let e = decode_listener(json!({"name": "a", "connection": 1}).as_object().unwrap());
+        assert_eq!(e.unwrap_err().kind(), ErrorKind::JsonMappingException);
     }
 }

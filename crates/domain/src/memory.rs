@@ -10,11 +10,11 @@ use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
-use crate::listener::ListenerService;
+use crate::listener::{LinkPresence, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::ports::{
-    CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, ListenerStore,
-    PairingStore, StatusStore, StoreHealth, TokenStore, UserStore,
+    CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, LinkStore,
+    ListenerStore, PairingStore, PollLease, StatusStore, StoreHealth, TokenStore, UserStore,
 };
 use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::limit::EndpointLimit;
@@ -35,6 +35,7 @@ struct State {
     endpoint_positions: HashMap<EndpointId, i64>,
     next_position: i64,
     listeners: Vec<ListenerService>,
+    links: Vec<LinkPresence>,
     pairing_codes: Vec<PairingCode>,
     paired: Vec<PairedStatus>,
     statuses: HashMap<(EnterpriseId, EndpointId), EndpointStatus>,
@@ -598,7 +599,73 @@ impl ListenerStore for MemoryStore {
         let before = s.listeners.len();
         s.listeners
             .retain(|l| !(l.enterprise_id == *enterprise && l.id == *id));
-        Ok(s.listeners.len() != before)
+        let deleted = s.listeners.len() != before;
+        if deleted {
+            s.links.retain(|l| l.listener_id != *id);
+        }
+        Ok(deleted)
+    }
+
+    async fn listener_by_id(&self, id: &ListenerServiceId) -> Result<Option<ListenerService>> {
+        Ok(self.lock()?.listeners.iter().find(|l| l.id == *id).cloned())
+    }
+}
+
+#[async_trait]
+impl LinkStore for MemoryStore {
+    async fn link_up(&self, presence: &LinkPresence) -> Result<()> {
+        let mut s = self.lock()?;
+        if !s.listeners.iter().any(|l| l.id == presence.listener_id) {
+            return Ok(());
+        }
+        s.links.retain(|l| l.listener_id != presence.listener_id);
+        s.links.push(presence.clone());
+        Ok(())
+    }
+
+    async fn link_down(
+        &self,
+        listener: &ListenerServiceId,
+        instance: &str,
+        since_ms: i64,
+    ) -> Result<()> {
+        self.lock()?.links.retain(|l| {
+            !(l.listener_id == *listener && l.instance == instance && l.since_ms == since_ms)
+        });
+        Ok(())
+    }
+
+    async fn links_seen(&self, instance: &str, now_ms: i64) -> Result<()> {
+        for l in self
+            .lock()?
+            .links
+            .iter_mut()
+            .filter(|l| l.instance == instance)
+        {
+            l.seen_ms = now_ms;
+        }
+        Ok(())
+    }
+
+    async fn links(&self, enterprise: &EnterpriseId) -> Result<Vec<LinkPresence>> {
+        let s = self.lock()?;
+        Ok(s.links
+            .iter()
+            .filter(|link| {
+                s.listeners
+                    .iter()
+                    .any(|l| l.id == link.listener_id && l.enterprise_id == *enterprise)
+            })
+            .cloned()
+            .collect())
+    }
+}
+
+/// One process holds the store: it is always the poller.
+#[async_trait]
+impl PollLease for MemoryStore {
+    async fn hold_poll_lease(&self) -> Result<bool> {
+        Ok(true)
     }
 }
 

@@ -17,7 +17,7 @@ use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::enums::EndpointCapability;
 use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
-use crate::listener::ListenerService;
+use crate::listener::{LinkPresence, ListenerRoute, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::dtmf::Dtmf;
@@ -180,6 +180,9 @@ pub trait ListenerStore: Send + Sync {
         enterprise: &EnterpriseId,
         id: &ListenerServiceId,
     ) -> Result<Option<ListenerService>>;
+    /// A listener by id alone: only for a listener authenticating itself (its secret is
+    /// checked next), never for a caller of the API.
+    async fn listener_by_id(&self, id: &ListenerServiceId) -> Result<Option<ListenerService>>;
     /// Replaces the listener of `listener.enterprise_id`. `false` if it does not exist.
     async fn update_listener(&self, listener: &ListenerService) -> Result<bool>;
     /// `Invalid` while endpoints still name it; `false` if it does not exist.
@@ -188,6 +191,34 @@ pub trait ListenerStore: Send + Sync {
         enterprise: &EnterpriseId,
         id: &ListenerServiceId,
     ) -> Result<bool>;
+}
+
+/// Where outbound listeners' connections are held, for every instance to see.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait LinkStore: Send + Sync {
+    /// Records a connection (replacing the listener's previous one, wherever it was held).
+    async fn link_up(&self, presence: &LinkPresence) -> Result<()>;
+    /// Forgets a connection, unless a newer one (another instance or start) replaced it.
+    async fn link_down(
+        &self,
+        listener: &ListenerServiceId,
+        instance: &str,
+        since_ms: i64,
+    ) -> Result<()>;
+    /// The holder's heartbeat: every connection `instance` holds was seen at `now_ms`.
+    async fn links_seen(&self, instance: &str, now_ms: i64) -> Result<()>;
+    /// The recorded connections of the enterprise's listeners (live or not).
+    async fn links(&self, enterprise: &EnterpriseId) -> Result<Vec<LinkPresence>>;
+}
+
+/// Which instance polls the inbound listeners' statuses.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait PollLease: Send + Sync {
+    /// Whether this instance holds (or now takes) the lease. It stays held while the process
+    /// lives; a crashed holder's lease frees itself (a PostgreSQL session advisory lock).
+    async fn hold_poll_lease(&self) -> Result<bool>;
 }
 
 #[cfg_attr(feature = "mock", automock)]
@@ -280,6 +311,8 @@ pub trait Store:
     + TokenStore
     + EndpointStore
     + ListenerStore
+    + LinkStore
+    + PollLease
     + PairingStore
     + StatusStore
     + FailureStore
@@ -293,6 +326,8 @@ impl<T> Store for T where
         + TokenStore
         + EndpointStore
         + ListenerStore
+        + LinkStore
+        + PollLease
         + PairingStore
         + StatusStore
         + FailureStore
@@ -414,7 +449,7 @@ pub enum EndpointCredential {
 #[derive(Debug, Clone)]
 pub struct CommandTarget {
     pub listener_id: ListenerServiceId,
-    pub base_url: String,
+    pub route: ListenerRoute,
     pub listener_secret: Secret,
     pub endpoint: Endpoint,
     pub credential: EndpointCredential,

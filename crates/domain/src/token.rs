@@ -94,6 +94,24 @@ impl TokenHash {
     }
 }
 
+impl serde::Serialize for TokenHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// Read back from roomlink's own messages (the cluster bus): 64 lower-case hex digits.
+impl<'de> serde::Deserialize<'de> for TokenHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let hex = String::deserialize(d)?;
+        if hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            Ok(TokenHash(hex))
+        } else {
+            Err(serde::de::Error::custom("not a token hash"))
+        }
+    }
+}
+
 impl fmt::Debug for TokenHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Even the hash is shortened in logs: enough to correlate, not to look up.

@@ -9,14 +9,15 @@
 use super::auth::Principal;
 use super::snapshots::StatusSnapshots;
 use crate::access::{Operation, Target};
+use crate::cluster::ListenerLinks;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId, ListenerServiceId};
-use crate::listener::ListenerService;
+use crate::listener::{ListenerRoute, ListenerService};
 use crate::ports::{
     Clock, Command, CommandTarget, EndpointCredential, EndpointStore, EnterpriseStore,
     FailureStore, IdGenerator, ListenerStore, ListenerTransport, ObservedState, PairingStore,
-    SecretSealer, StatusStore,
+    PollLease, SecretSealer, StatusStore,
 };
 use crate::status::{EndpointStatus, Failure};
 use std::collections::HashMap;
@@ -36,10 +37,29 @@ pub struct ControlService {
     pub failures: Arc<dyn FailureStore>,
     pub pairing: Arc<dyn PairingStore>,
     pub transport: Arc<dyn ListenerTransport>,
+    pub links: Arc<dyn ListenerLinks>,
+    pub poll_lease: Arc<dyn PollLease>,
     pub sealer: Arc<dyn SecretSealer>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     pub snapshots: Arc<StatusSnapshots>,
+}
+
+/// Which listeners one instance polls: each listener is polled by exactly one instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PollShare {
+    /// Inbound listeners: only the instance that holds the poll lease.
+    pub inbound: bool,
+}
+
+impl PollShare {
+    fn includes(&self, listener: &ListenerService, links: &dyn ListenerLinks) -> bool {
+        match listener.route() {
+            ListenerRoute::Http(_) => self.inbound,
+            // Outbound listeners: the instance that holds the connection.
+            ListenerRoute::Link => links.held_here(&listener.id),
+        }
+    }
 }
 
 fn operation_of(command: &Command) -> Operation {
@@ -175,13 +195,18 @@ impl ControlService {
             .await
     }
 
-    /// One round of status polling: every enterprise in turn ([`Self::poll_enterprise`]).
-    /// An enterprise whose poll fails does not stop the others; its error is returned with
-    /// it, for the caller to log. Fails as a whole only when the enterprises cannot be listed.
+    /// One round of status polling: every enterprise in turn ([`Self::poll_enterprise`]),
+    /// the listeners this instance's share covers (outbound ones it holds; inbound ones when
+    /// it holds the poll lease). An enterprise whose poll fails does not stop the others; its
+    /// error is returned with it, for the caller to log. Fails as a whole only when the
+    /// enterprises cannot be listed.
     pub async fn poll_all(&self) -> Result<Vec<(EnterpriseId, Error)>> {
+        let share = PollShare {
+            inbound: self.poll_lease.hold_poll_lease().await?,
+        };
         let mut failed = Vec::new();
         for enterprise in self.enterprises.enterprise_ids().await? {
-            if let Err(e) = self.poll_enterprise(&enterprise).await {
+            if let Err(e) = self.poll_enterprise(&enterprise, share).await {
                 failed.push((enterprise, e));
             }
         }
@@ -192,7 +217,11 @@ impl ControlService {
     /// call per listener and page of endpoints, and stores what was observed. Walks the list
     /// a page at a time, so memory stays flat however many endpoints there are. Returns how
     /// many statuses were saved.
-    pub async fn poll_enterprise(&self, enterprise: &EnterpriseId) -> Result<usize> {
+    pub async fn poll_enterprise(
+        &self,
+        enterprise: &EnterpriseId,
+        share: PollShare,
+    ) -> Result<usize> {
         let mut listeners: HashMap<ListenerServiceId, Option<ListenerService>> = HashMap::new();
         let mut saved = 0;
         let mut after = None;
@@ -216,7 +245,8 @@ impl ControlService {
                         found
                     }
                 };
-                if let Some(listener) = listener {
+                if let Some(listener) = listener.filter(|l| share.includes(l, self.links.as_ref()))
+                {
                     saved += self.poll_listener(enterprise, &listener, endpoints).await?;
                 }
             }
@@ -300,7 +330,7 @@ impl ControlService {
             .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
         Ok(CommandTarget {
             listener_id: listener.id.clone(),
-            base_url: listener.profile.base_url.as_str().to_owned(),
+            route: listener.route(),
             listener_secret,
             endpoint,
             credential,

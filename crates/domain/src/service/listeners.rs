@@ -2,18 +2,24 @@
 
 use super::auth::Principal;
 use crate::access::{Operation, Target};
-use crate::error::Result;
+use crate::cluster::{ClusterEvent, EventBus};
+use crate::error::{Error, Result};
 use crate::ids::ListenerServiceId;
-use crate::listener::{ListenerService, decode_listener};
-use crate::ports::{IdGenerator, ListenerStore, SecretSealer};
+use crate::listener::{
+    LinkPresence, ListenerConnection, ListenerService, ListenerView, decode_listener,
+};
+use crate::ports::{Clock, IdGenerator, LinkStore, ListenerStore, SecretSealer};
 use crate::secret::{Secret, SecretChange};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
 pub struct ListenerAdmin {
     pub listeners: Arc<dyn ListenerStore>,
+    pub links: Arc<dyn LinkStore>,
     pub sealer: Arc<dyn SecretSealer>,
     pub ids: Arc<dyn IdGenerator>,
+    pub clock: Arc<dyn Clock>,
+    pub events: Arc<dyn EventBus>,
 }
 
 /// A listener just registered. `generated_secret` is set when roomlink chose the secret: it is
@@ -57,14 +63,22 @@ impl ListenerAdmin {
         })
     }
 
-    pub async fn list(&self, principal: &Principal) -> Result<Vec<ListenerService>> {
+    pub async fn list(&self, principal: &Principal) -> Result<Vec<ListenerView>> {
         principal.authorize(Operation::ListListenerServices, Target::ListenerService)?;
-        self.listeners
+        let listeners = self
+            .listeners
             .list_listeners(&principal.enterprise_id)
-            .await
+            .await?;
+        self.with_links(principal, listeners).await
     }
 
-    pub async fn get(
+    pub async fn get(&self, principal: &Principal, id: &ListenerServiceId) -> Result<ListenerView> {
+        let listener = self.record(principal, id).await?;
+        let mut views = self.with_links(principal, vec![listener]).await?;
+        views.pop().ok_or_else(|| id.not_found())
+    }
+
+    async fn record(
         &self,
         principal: &Principal,
         id: &ListenerServiceId,
@@ -74,6 +88,32 @@ impl ListenerAdmin {
             .listener(&principal.enterprise_id, id)
             .await?
             .ok_or_else(|| id.not_found())
+    }
+
+    /// Adds each outbound listener's live connection (one read for all of them).
+    async fn with_links(
+        &self,
+        principal: &Principal,
+        listeners: Vec<ListenerService>,
+    ) -> Result<Vec<ListenerView>> {
+        let any_outbound = listeners
+            .iter()
+            .any(|l| l.profile.connection == ListenerConnection::Outbound);
+        let mut links = if any_outbound {
+            self.links.links(&principal.enterprise_id).await?
+        } else {
+            Vec::new()
+        };
+        let now = self.clock.now_ms();
+        links.retain(|l| l.is_live(now));
+        Ok(listeners
+            .into_iter()
+            .map(|listener| {
+                let link = (listener.profile.connection == ListenerConnection::Outbound)
+                    .then(|| links.iter().find(|l| l.listener_id == listener.id).cloned());
+                ListenerView { listener, link }
+            })
+            .collect())
     }
 
     /// PUT: replaces the fields; the secret changes only when the body has one.
@@ -94,11 +134,13 @@ impl ListenerAdmin {
                 "The id",
             ));
         }
-        let current = self.get(principal, id).await?;
+        let current = self.record(principal, id).await?;
+        let new_secret = matches!(secret, SecretChange::Set(_));
         let secret = match secret {
             SecretChange::Set(s) => self.sealer.seal(&s, None)?,
-            SecretChange::Keep | SecretChange::Clear => current.secret,
+            SecretChange::Keep | SecretChange::Clear => current.secret.clone(),
         };
+        let drop_link = new_secret || profile.connection != ListenerConnection::Outbound;
         let listener = ListenerService {
             profile,
             secret,
@@ -107,6 +149,10 @@ impl ListenerAdmin {
         if !self.listeners.update_listener(&listener).await? {
             return Err(id.not_found());
         }
+        self.events.publish(ClusterEvent::ListenerChanged {
+            listener: id.clone(),
+            drop_link,
+        });
         Ok(listener)
     }
 
@@ -117,9 +163,63 @@ impl ListenerAdmin {
             .delete_listener(&principal.enterprise_id, id)
             .await?
         {
+            self.events.publish(ClusterEvent::ListenerChanged {
+                listener: id.clone(),
+                drop_link: true,
+            });
             Ok(())
         } else {
             Err(id.not_found())
         }
+    }
+
+    /// An outbound listener opening its connection: the listener whose id and secret these
+    /// are. An unknown id and a wrong secret are the same `BadCredentialsException`; an
+    /// inbound listener is `Invalid` (only once its secret matched).
+    pub async fn authenticate_link(
+        &self,
+        id: &str,
+        presented: Option<&str>,
+    ) -> Result<ListenerService> {
+        let Some(presented) = presented else {
+            return Err(Error::not_authenticated());
+        };
+        let refused = Error::bad_credentials;
+        let id = ListenerServiceId::parse(id).map_err(|_| refused())?;
+        let listener = self
+            .listeners
+            .listener_by_id(&id)
+            .await?
+            .ok_or_else(refused)?;
+        let secret = self
+            .sealer
+            .open(&listener.secret)?
+            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        if !secret.matches(presented) {
+            return Err(refused());
+        }
+        if listener.profile.connection != ListenerConnection::Outbound {
+            return Err(Error::invalid(format!(
+                "listener service {id} is registered as inbound: set \"connection\": \"outbound\" to let it connect"
+            )));
+        }
+        Ok(listener)
+    }
+
+    /// A connection opened on this instance (replacing the listener's previous one).
+    pub async fn link_up(&self, presence: &LinkPresence) -> Result<()> {
+        self.links.link_up(presence).await
+    }
+
+    /// A connection closed on this instance.
+    pub async fn link_down(&self, presence: &LinkPresence) -> Result<()> {
+        self.links
+            .link_down(&presence.listener_id, &presence.instance, presence.since_ms)
+            .await
+    }
+
+    /// The holder's heartbeat for every connection it holds.
+    pub async fn links_seen(&self, instance: &str) -> Result<()> {
+        self.links.links_seen(instance, self.clock.now_ms()).await
     }
 }

@@ -11,6 +11,7 @@ pub mod pairing;
 pub mod snapshots;
 pub mod tokens;
 
+use crate::cluster::{ClusterEvent, EventBus, EventSink, ListenerLinks};
 use crate::ports::{
     Clock, IdGenerator, ListenerTransport, PasswordHasher, PlatformIdentity, SecretSealer, Store,
 };
@@ -24,6 +25,10 @@ pub struct Ports {
     pub sealer: Arc<dyn SecretSealer>,
     pub platform: Arc<dyn PlatformIdentity>,
     pub transport: Arc<dyn ListenerTransport>,
+    /// Outbound listeners' connections (held here or on another instance).
+    pub links: Arc<dyn ListenerLinks>,
+    /// Tells every instance what changed ([`crate::cluster::LocalBus`] for one alone).
+    pub events: Arc<dyn EventBus>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
 }
@@ -39,6 +44,8 @@ pub struct Services {
     pub pairing: Arc<pairing::PairingService>,
     pub admin: Arc<admin::Admin>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
+    token_cache: Arc<auth::TokenCache>,
+    snapshots: Arc<snapshots::StatusSnapshots>,
 }
 
 /// Tunable rules (from configuration).
@@ -61,7 +68,7 @@ impl Services {
             policy: policies.pairing,
         });
         let cache = Arc::new(auth::TokenCache::default());
-        let snapshots = Arc::new(snapshots::StatusSnapshots::default());
+        let snapshots = Arc::new(snapshots::StatusSnapshots::new(ports.events.clone()));
         let auth = Arc::new(auth::Authenticator {
             tokens: store.clone(),
             users: store.clone(),
@@ -79,7 +86,8 @@ impl Services {
                 platform: ports.platform.clone(),
                 ids: ports.ids.clone(),
                 clock: ports.clock.clone(),
-                cache,
+                events: ports.events.clone(),
+                cache: cache.clone(),
             }),
             endpoints: Arc::new(endpoints::EndpointService {
                 endpoints: store.clone(),
@@ -91,8 +99,11 @@ impl Services {
             }),
             listeners: Arc::new(listeners::ListenerAdmin {
                 listeners: store.clone(),
+                links: store.clone(),
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
+                clock: ports.clock.clone(),
+                events: ports.events.clone(),
             }),
             control: Arc::new(control::ControlService {
                 endpoints: store.clone(),
@@ -102,10 +113,12 @@ impl Services {
                 failures: store.clone(),
                 pairing: store.clone(),
                 transport: ports.transport.clone(),
+                links: ports.links.clone(),
+                poll_lease: store.clone(),
                 sealer: ports.sealer.clone(),
                 clock: ports.clock.clone(),
                 ids: ports.ids.clone(),
-                snapshots,
+                snapshots: snapshots.clone(),
             }),
             pairing,
             admin: Arc::new(admin::Admin {
@@ -124,6 +137,20 @@ impl Services {
                 clock: ports.clock.clone(),
             }),
             auth,
+            token_cache: cache,
+            snapshots,
+        }
+    }
+}
+
+/// Events from other instances (and this one's own, which change nothing twice).
+impl EventSink for Services {
+    fn apply(&self, event: &ClusterEvent) {
+        match event {
+            ClusterEvent::TokenDeleted { hash } => self.token_cache.invalidate(hash),
+            ClusterEvent::StatusesChanged { enterprise } => self.snapshots.drop_local(enterprise),
+            // Connections are the links adapter's; the domain caches nothing of listeners.
+            ClusterEvent::ListenerChanged { .. } => {}
         }
     }
 }

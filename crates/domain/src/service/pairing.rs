@@ -186,7 +186,7 @@ impl PairingService {
         };
         let target = CommandTarget {
             listener_id,
-            base_url: listener.profile.base_url.as_str().to_owned(),
+            route: listener.route(),
             listener_secret: secret,
             endpoint: endpoint.clone(),
             credential: EndpointCredential::None,

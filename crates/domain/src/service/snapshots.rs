@@ -2,9 +2,10 @@
 //!
 //! Building it reads every endpoint and every stored status; monitoring dashboards ask for it
 //! far more often than it changes. This instance drops a snapshot whenever it writes something
-//! that changes it (a status, an endpoint created or deleted); writes by other instances show
-//! within [`STATUS_SNAPSHOT_TTL_MS`].
+//! that changes it (a status, an endpoint created or deleted) and tells the other instances on
+//! the event bus; without a bus, their writes show within [`STATUS_SNAPSHOT_TTL_MS`].
 
+use crate::cluster::{ClusterEvent, EventBus, LocalBus};
 use crate::ids::EnterpriseId;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,14 +19,28 @@ struct Snapshot {
     json: Arc<str>,
 }
 
-#[derive(Default)]
 pub struct StatusSnapshots {
     entries: Mutex<HashMap<EnterpriseId, Snapshot>>,
     /// Bumped by every invalidation: a snapshot built across one is not kept.
     generation: AtomicU64,
+    events: Arc<dyn EventBus>,
+}
+
+impl Default for StatusSnapshots {
+    fn default() -> Self {
+        StatusSnapshots::new(Arc::new(LocalBus::default()))
+    }
 }
 
 impl StatusSnapshots {
+    pub fn new(events: Arc<dyn EventBus>) -> Self {
+        StatusSnapshots {
+            entries: Mutex::default(),
+            generation: AtomicU64::new(0),
+            events,
+        }
+    }
+
     /// A fresh snapshot of the enterprise's statuses, if there is one at `now`.
     pub fn get(&self, enterprise: &EnterpriseId, now: i64) -> Option<Arc<str>> {
         let entries = self.entries.lock().ok()?;
@@ -49,8 +64,16 @@ impl StatusSnapshots {
         }
     }
 
-    /// The enterprise's statuses changed.
+    /// The enterprise's statuses changed here: dropped on this instance and on the others.
     pub fn invalidate(&self, enterprise: &EnterpriseId) {
+        self.drop_local(enterprise);
+        self.events.publish(ClusterEvent::StatusesChanged {
+            enterprise: enterprise.clone(),
+        });
+    }
+
+    /// The enterprise's statuses changed (here or on another instance).
+    pub fn drop_local(&self, enterprise: &EnterpriseId) {
         // Bump under the lock, so no `put` slips between the bump and the removal.
         if let Ok(mut entries) = self.entries.lock() {
             self.generation.fetch_add(1, Ordering::AcqRel);

@@ -3,6 +3,7 @@
 use super::auth::{Authenticator, Principal, Subject, TokenCache};
 use super::pairing::{PairingService, wrong_code};
 use crate::access::{Operation, RoleSet, Target};
+use crate::cluster::{ClusterEvent, EventBus};
 use crate::enums::ClientDeviceType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{EnterpriseId, TokenId};
@@ -80,6 +81,7 @@ pub struct TokenService {
     pub platform: Arc<dyn PlatformIdentity>,
     pub ids: Arc<dyn IdGenerator>,
     pub clock: Arc<dyn Clock>,
+    pub events: Arc<dyn EventBus>,
     pub cache: Arc<TokenCache>,
 }
 
@@ -224,6 +226,12 @@ impl TokenService {
         {
             return Err(Error::not_found(TokenId::ENTITY_CLASS, token.id().as_str()));
         }
+        // Again after the deletion: a request between the first drop and the deletion may
+        // have cached it anew. Then every other instance.
+        self.cache.invalidate(token.hash());
+        self.events.publish(ClusterEvent::TokenDeleted {
+            hash: token.hash().clone(),
+        });
         Ok(())
     }
 
