@@ -74,6 +74,19 @@ pub enum ClusterEvent {
         listener: ListenerServiceId,
         drop_link: bool,
     },
+    /// `instance` now holds the listener's connection: any other instance still holding an
+    /// older one closes it (the listener reconnected elsewhere without a close).
+    LinkTaken {
+        listener: ListenerServiceId,
+        instance: String,
+    },
+}
+
+/// Told when this instance starts or stops holding a listener's connection (the broker
+/// adapter then serves or stops serving requests for it).
+pub trait LinkObserver: Send + Sync {
+    fn attached(&self, listener: &ListenerServiceId);
+    fn detached(&self, listener: &ListenerServiceId);
 }
 
 /// Publishes events to every instance, this one included. Fire and forget: an event that

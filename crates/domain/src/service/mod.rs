@@ -150,7 +150,7 @@ impl EventSink for Services {
             ClusterEvent::TokenDeleted { hash } => self.token_cache.invalidate(hash),
             ClusterEvent::StatusesChanged { enterprise } => self.snapshots.drop_local(enterprise),
             // Connections are the links adapter's; the domain caches nothing of listeners.
-            ClusterEvent::ListenerChanged { .. } => {}
+            ClusterEvent::ListenerChanged { .. } | ClusterEvent::LinkTaken { .. } => {}
         }
     }
 }
