@@ -28,15 +28,17 @@ use errors::Call;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use info::{Info, InfoBody, InfoCache, Refusal, gate};
 use reqwest::redirect::Policy;
+use roomlink_domain::cluster::{LinkFailure, LinkRequest, ListenerLinks};
 use roomlink_domain::enums::EndpointCapability;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, ListenerServiceId};
+use roomlink_domain::listener::ListenerRoute;
 use roomlink_domain::ports::{
     Command, CommandTarget, EndpointCredential, ListenerTransport, ObservedState,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transport::{Answer, Retry, exchange};
+use transport::{Answer, Retry, exchange, exchange_link};
 use wire::{
     CommandRequest, FailureBody, StateAnswer, StatusAnswer, StatusEntry, StatusRequest,
     WireCredential, WireEndpoint, WireParams,
@@ -69,12 +71,39 @@ impl Default for ClientConfig {
     }
 }
 
-/// Talks to listener services over HTTP. Cheap to share: one connection pool for all.
-#[derive(Debug)]
+/// Talks to listener services: inbound ones over HTTP, outbound ones over their links. Cheap
+/// to share: one connection pool for all.
 pub struct HttpListenerClient {
     http: reqwest::Client,
     config: ClientConfig,
     info: InfoCache,
+    links: Arc<dyn ListenerLinks>,
+}
+
+/// Without links (`HttpListenerClient::with_links`), every outbound listener is offline.
+struct NoLinks;
+
+#[async_trait]
+impl ListenerLinks for NoLinks {
+    async fn exchange(
+        &self,
+        _: &ListenerServiceId,
+        _: LinkRequest,
+        _: Duration,
+    ) -> std::result::Result<roomlink_domain::cluster::LinkAnswer, LinkFailure> {
+        Err(LinkFailure::Offline)
+    }
+    fn held_here(&self, _: &ListenerServiceId) -> bool {
+        false
+    }
+}
+
+/// A listener request before it takes a transport's form.
+struct Request<'a> {
+    method: reqwest::Method,
+    path: &'a str,
+    body: Option<String>,
+    retry: Retry,
 }
 
 impl HttpListenerClient {
@@ -97,15 +126,60 @@ impl HttpListenerClient {
             info: InfoCache::new(config.info_ttl),
             http,
             config,
+            links: Arc::new(NoLinks),
         }
+    }
+
+    /// Outbound listeners' requests go over these links.
+    pub fn with_links(mut self, links: Arc<dyn ListenerLinks>) -> Self {
+        self.links = links;
+        self
     }
 
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
-    fn url(base_url: &str, path: &str) -> String {
-        format!("{}{path}", base_key(base_url))
+    /// Sends one request to the target's listener by its route.
+    async fn ask(
+        &self,
+        target: &CommandTarget,
+        call: &Call<'_>,
+        request: Request<'_>,
+        deadline: Instant,
+    ) -> Result<Answer> {
+        let timeout = self.config.command_timeout;
+        let answer = match &target.route {
+            ListenerRoute::Http(base_url) => {
+                let url = format!("{}{}", base_key(base_url), request.path);
+                let mut http = self
+                    .http
+                    .request(request.method, url)
+                    .bearer_auth(target.listener_secret.expose());
+                if let Some(body) = request.body {
+                    http = http
+                        .header(reqwest::header::CONTENT_TYPE, "application/json")
+                        .body(body);
+                }
+                exchange(call, http, deadline, timeout, request.retry).await
+            }
+            ListenerRoute::Link => {
+                let link = LinkRequest {
+                    method: request.method.as_str().to_owned(),
+                    path: request.path.to_owned(),
+                    body: request.body,
+                };
+                exchange_link(call, self.links.as_ref(), link, deadline, timeout).await
+            }
+        };
+        let key = route_key(target);
+        answer.inspect_err(|e| self.forget_if_offline(&key, e))
+    }
+
+    /// A JSON body's text; the wire types always serialize.
+    fn json<T: serde::Serialize>(call: &Call<'_>, body: &T) -> Result<String> {
+        serde_json::to_string(body)
+            .map_err(|e| call.not_protocol(format!("cannot write the request: {e}")))
     }
 
     /// The listener's info, from the cache or `GET /v1/info`.
@@ -115,16 +189,17 @@ impl HttpListenerClient {
         call: &Call<'_>,
         deadline: Instant,
     ) -> Result<Arc<Info>> {
-        let key = base_key(&target.base_url);
-        if let Some(info) = self.info.get(key) {
+        let key = route_key(target);
+        if let Some(info) = self.info.get(&key) {
             return Ok(info);
         }
-        let request = self
-            .http
-            .get(Self::url(key, "/v1/info"))
-            .bearer_auth(target.listener_secret.expose());
-        let timeout = self.config.command_timeout;
-        let answer = exchange(call, request, deadline, timeout, Retry::OnceOnReset).await?;
+        let request = Request {
+            method: reqwest::Method::GET,
+            path: "/v1/info",
+            body: None,
+            retry: Retry::OnceOnReset,
+        };
+        let answer = self.ask(target, call, request, deadline).await?;
         if !answer.is_success() {
             return Err(call.from_status(answer.status, &answer.body, None));
         }
@@ -133,7 +208,7 @@ impl HttpListenerClient {
             .and_then(Info::from_body)
             .map_err(|cause| call.not_protocol(cause))?;
         let info = Arc::new(info);
-        self.info.put(key, Arc::clone(&info));
+        self.info.put(&key, Arc::clone(&info));
         Ok(info)
     }
 
@@ -169,19 +244,17 @@ impl HttpListenerClient {
             credential: WireCredential::of(&target.credential),
             params: WireParams::of(command),
         };
-        let key = base_key(&target.base_url);
-        let request = self
-            .http
-            .post(Self::url(key, &format!("/v1/commands/{}", call.command)))
-            .bearer_auth(target.listener_secret.expose())
-            .json(&body);
-        let timeout = self.config.command_timeout;
-        let answer = exchange(call, request, deadline, timeout, Retry::Never)
-            .await
-            .inspect_err(|e| self.forget_if_offline(key, e))?;
+        let path = format!("/v1/commands/{}", call.command);
+        let request = Request {
+            method: reqwest::Method::POST,
+            path: &path,
+            body: Some(Self::json(call, &body)?),
+            retry: Retry::Never,
+        };
+        let answer = self.ask(target, call, request, deadline).await?;
         if answer.status == 404 {
             // The info promised the command: the listener changed under us.
-            self.info.forget(key);
+            self.info.forget(&route_key(target));
         }
         if !answer.is_success() {
             return Err(call.from_status(answer.status, &answer.body, Some(&target.endpoint)));
@@ -281,18 +354,15 @@ impl HttpListenerClient {
                 })
                 .collect(),
         };
-        let key = base_key(&listener.base_url);
-        let request = self
-            .http
-            .post(Self::url(key, "/v1/status"))
-            .bearer_auth(listener.listener_secret.expose())
-            .json(&body);
+        let request = Request {
+            method: reqwest::Method::POST,
+            path: "/v1/status",
+            body: Some(Self::json(call, &body)?),
+            retry: Retry::OnceOnReset,
+        };
         let deadline = Instant::now() + self.config.command_timeout;
-        let timeout = self.config.command_timeout;
-        let answer = exchange(call, request, deadline, timeout, Retry::OnceOnReset)
-            .await
-            .inspect_err(|e| self.forget_if_offline(key, e))?;
-        self.read_statuses(targets, batch, call, answer, key)
+        let answer = self.ask(listener, call, request, deadline).await?;
+        self.read_statuses(targets, batch, call, answer, &route_key(listener))
     }
 
     fn read_statuses(
@@ -353,6 +423,14 @@ fn base_key(base_url: &str) -> &str {
     base_url.trim().trim_end_matches('/')
 }
 
+/// The info cache's key of the target's listener: its base URL, or its id for a link.
+fn route_key(target: &CommandTarget) -> String {
+    match &target.route {
+        ListenerRoute::Http(base_url) => base_key(base_url).to_owned(),
+        ListenerRoute::Link => format!("link:{}", target.listener_id),
+    }
+}
+
 fn password(credential: &EndpointCredential) -> Option<&str> {
     match credential {
         EndpointCredential::Plain(p) => Some(p.expose()),
@@ -363,9 +441,9 @@ fn password(credential: &EndpointCredential) -> Option<&str> {
 /// The targets grouped by listener, in first-seen order (the port asks one listener per poll,
 /// but a mixed slice must not send an endpoint to the wrong one).
 fn group_by_listener(targets: &[CommandTarget]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<(&ListenerServiceId, &str, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&ListenerServiceId, &ListenerRoute, Vec<usize>)> = Vec::new();
     for (i, t) in targets.iter().enumerate() {
-        let key = (&t.listener_id, base_key(&t.base_url));
+        let key = (&t.listener_id, &t.route);
         match groups.iter_mut().find(|(id, base, _)| (*id, *base) == key) {
             Some((_, _, group)) => group.push(i),
             None => groups.push((key.0, key.1, vec![i])),

@@ -1,7 +1,9 @@
-//! One HTTP exchange with a listener: a deadline, a bounded body, one optional retry.
+//! One exchange with a listener, over HTTP (a deadline, a bounded body, one optional retry)
+//! or over the listener's own connection (its link).
 
 use crate::errors::Call;
 use reqwest::RequestBuilder;
+use roomlink_domain::cluster::{LinkFailure, LinkRequest, ListenerLinks};
 use roomlink_domain::error::Result;
 use std::time::{Duration, Instant};
 
@@ -80,4 +82,30 @@ async fn attempt(request: RequestBuilder, deadline: Instant) -> Result<Answer, r
         body.extend_from_slice(&chunk);
     }
     Ok(Answer { status, body })
+}
+
+/// Sends `request` over the listener's link and waits for the answer until `deadline`. Links
+/// are never retried: a request in flight when a socket closed may have reached the room.
+pub async fn exchange_link(
+    call: &Call<'_>,
+    links: &dyn ListenerLinks,
+    request: LinkRequest,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Answer> {
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    match links.exchange(call.listener_id, request, remaining).await {
+        Ok(answer) => {
+            let mut body = answer.body.into_bytes();
+            body.truncate(MAX_ANSWER_BYTES);
+            Ok(Answer {
+                status: answer.status,
+                body,
+            })
+        }
+        Err(LinkFailure::Offline) => Err(call.offline(
+            "the listener is not connected to roomlink, or its connection closed".to_owned(),
+        )),
+        Err(LinkFailure::TimedOut) => Err(call.timed_out(timeout)),
+    }
 }

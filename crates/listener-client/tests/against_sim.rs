@@ -98,7 +98,7 @@ fn target_at(
 ) -> CommandTarget {
     CommandTarget {
         listener_id: ListenerServiceId::from_trusted(LISTENER.into()),
-        base_url: base.to_owned(),
+        route: roomlink_domain::listener::ListenerRoute::Http(base.to_owned()),
         listener_secret: Secret::new(secret),
         endpoint,
         credential,
