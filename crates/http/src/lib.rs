@@ -1,11 +1,13 @@
 //! roomlink's HTTP adapter (actix-web): routes, authentication, body intake and catalog error
 //! rendering over the domain's use cases. It knows no database and no listener: only
-//! `roomlink_domain::service::Services`.
+//! `roomlink_domain::service::Services`, and the sockets outbound listeners open to it
+//! ([`links`]).
 
 mod body;
 mod caller;
 mod error;
 mod limits;
+pub mod links;
 mod metrics;
 mod observe;
 mod openapi;
@@ -14,6 +16,7 @@ mod table;
 
 pub use error::ApiError;
 pub use limits::{LimitOptions, Rate};
+pub use links::LinkRegistry;
 pub use openapi::{DOCUMENT_PATH, REFERENCE_PATH};
 
 use actix_web::dev::Server;
@@ -21,6 +24,7 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use roomlink_domain::service::Services;
 use std::net::TcpListener;
+use std::sync::Arc;
 use std::time::Duration;
 use tracing_actix_web::TracingLogger;
 
@@ -34,14 +38,17 @@ pub fn openapi_json() -> String {
 pub struct AppState {
     pub services: Services,
     pub metrics: metrics::Metrics,
+    /// Outbound listeners' connections held by this instance.
+    pub links: Arc<LinkRegistry>,
     limiter: limits::Limiter,
 }
 
 impl AppState {
-    pub fn new(services: Services, options: &ServerOptions) -> AppState {
+    pub fn new(services: Services, options: &ServerOptions, links: Arc<LinkRegistry>) -> AppState {
         AppState {
             services,
             metrics: metrics::Metrics::default(),
+            links,
             limiter: limits::Limiter::new(options.limits),
         }
     }
@@ -85,8 +92,9 @@ pub fn serve(
     listener: TcpListener,
     services: Services,
     options: &ServerOptions,
+    links: Arc<LinkRegistry>,
 ) -> std::io::Result<Server> {
-    let state = web::Data::new(AppState::new(services, options));
+    let state = web::Data::new(AppState::new(services, options, links));
     let mut server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(observe::observe))

@@ -92,6 +92,8 @@ pub(crate) enum Access {
     /// Token creation. There is no caller yet, hence no roles to check: the Basic credentials
     /// or the platform token presented are the whole check.
     TokenCreation,
+    /// An outbound listener opening its connection, with its own shared secret.
+    ListenerSecret,
 }
 
 #[derive(Clone, Copy)]
@@ -203,4 +205,6 @@ pub(crate) enum Success {
     JsonList(&'static str),
     /// 200 with another content type.
     Other(&'static str),
+    /// 101: the connection becomes a WebSocket.
+    Upgrade,
 }

@@ -206,9 +206,23 @@ impl ListenerAdmin {
         Ok(listener)
     }
 
-    /// A connection opened on this instance (replacing the listener's previous one).
-    pub async fn link_up(&self, presence: &LinkPresence) -> Result<()> {
-        self.links.link_up(presence).await
+    /// A connection opened on `instance` (replacing the listener's previous one), now.
+    pub async fn link_up(
+        &self,
+        listener: &ListenerServiceId,
+        instance: &str,
+        version: Option<String>,
+    ) -> Result<LinkPresence> {
+        let now = self.clock.now_ms();
+        let presence = LinkPresence {
+            listener_id: listener.clone(),
+            instance: instance.to_owned(),
+            since_ms: now,
+            version,
+            seen_ms: now,
+        };
+        self.links.link_up(&presence).await?;
+        Ok(presence)
     }
 
     /// A connection closed on this instance.

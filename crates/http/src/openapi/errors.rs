@@ -22,6 +22,11 @@ pub(super) fn errors_of(access: Access, description: &Description) -> BTreeMap<u
             E::Forbidden,
             E::StorageUnavailable,
         ]),
+        Access::ListenerSecret => kinds.extend([
+            E::NotAuthenticated,
+            E::BadCredentialsException,
+            E::StorageUnavailable,
+        ]),
     }
     match description.body {
         Body::None => {}

@@ -105,6 +105,7 @@ fn request_body(body: Body) -> Option<RequestBody> {
 fn success_status(success: Success) -> &'static str {
     match success {
         Success::NoContent => "204",
+        Success::Upgrade => "101",
         Success::Json(_) | Success::JsonList(_) | Success::Other(_) => "200",
     }
 }
@@ -112,6 +113,9 @@ fn success_status(success: Success) -> &'static str {
 fn success(description: &Description, table: &'static [Operation]) -> Response {
     match description.success {
         Success::NoContent => ResponseBuilder::new().description("Done.").build(),
+        Success::Upgrade => ResponseBuilder::new()
+            .description("Switching Protocols: the connection is now the listener's WebSocket.")
+            .build(),
         Success::Json(schema) => {
             let mut response = ResponseBuilder::new()
                 .description("OK.")

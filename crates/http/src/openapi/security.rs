@@ -25,6 +25,10 @@ pub(super) fn security_of(access: Access) -> Option<Vec<SecurityRequirement>> {
             SecurityRequirement::new("basicAuth", Vec::<String>::new()),
             SecurityRequirement::default(),
         ]),
+        Access::ListenerSecret => Some(vec![SecurityRequirement::new(
+            "listenerSecret",
+            Vec::<String>::new(),
+        )]),
     }
 }
 
@@ -43,6 +47,17 @@ pub(super) fn with_schemes(components: ComponentsBuilder) -> ComponentsBuilder {
                 "accesstoken",
                 "The same token as a query parameter.",
             ))),
+        )
+        .security_scheme(
+            "listenerSecret",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An outbound listener's shared secret (its connection only).",
+                    ))
+                    .build(),
+            ),
         )
         .security_scheme(
             "basicAuth",

@@ -9,6 +9,7 @@ mod docs;
 mod endpoint_list;
 mod endpoints;
 mod enterprise;
+mod listener_link;
 mod listeners;
 mod pairing;
 mod probes;
@@ -67,6 +68,7 @@ pub(crate) const TABLE: &[Operation] = &[
     listeners::GET,
     listeners::REPLACE,
     listeners::DELETE,
+    listener_link::CONNECT,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table
