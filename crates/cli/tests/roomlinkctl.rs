@@ -50,7 +50,8 @@ fn serve() -> Service {
             .unwrap();
         runtime.block_on(async move {
             let settings = Settings::load_with_env(None, Some(env)).unwrap();
-            let services = roomlink::services(&settings, true).await.unwrap();
+            let wiring = roomlink::services(&settings, true).await.unwrap();
+            let services = &wiring.services;
             services
                 .admin
                 .create_enterprise("bulk", Some(30_000))
@@ -61,7 +62,7 @@ fn serve() -> Service {
                 .create_user("bulk", "ops", Role::ReadWrite, Secret::new("ops-password"))
                 .await
                 .unwrap();
-            let running = roomlink::commands::start_with(&settings, services)
+            let running = roomlink::commands::start_with(&settings, wiring)
                 .await
                 .unwrap();
             tx.send(format!("http://{}", running.address)).unwrap();

@@ -1,13 +1,17 @@
 //! The operator commands: serve, migrate, admin enterprise create, admin user create (the
 //! other admin commands: `crate::admin`).
 
+use crate::Wiring;
 use crate::settings::Settings;
 use anyhow::Context;
 use roomlink_domain::access::Role;
+use roomlink_domain::listener::LINK_HEARTBEAT_MS;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::Services;
+use roomlink_http::LinkRegistry;
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A started server: its address, the server handle (await it, or stop it), the use cases,
@@ -16,6 +20,8 @@ pub struct Running {
     pub address: SocketAddr,
     pub server: actix_web::dev::Server,
     pub services: Services,
+    /// Outbound listeners' connections held here.
+    pub links: Arc<LinkRegistry>,
     pub background: Background,
 }
 
@@ -35,8 +41,9 @@ pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
     start_with(settings, crate::services(settings, true).await?).await
 }
 
-/// Serves the given use cases (tests wire them with a hand-moved clock).
-pub async fn start_with(settings: &Settings, services: Services) -> anyhow::Result<Running> {
+/// Serves the given wiring (tests wire it with a hand-moved clock).
+pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<Running> {
+    let Wiring { services, links } = wiring;
     let listener = TcpListener::bind(&settings.server.bind)
         .with_context(|| format!("cannot listen on {}", settings.server.bind))?;
     let address = listener.local_addr()?;
@@ -45,16 +52,18 @@ pub async fn start_with(settings: &Settings, services: Services) -> anyhow::Resu
         shutdown_timeout: Duration::from_secs(settings.server.shutdown_timeout_secs),
         limits: settings.limits.options(),
     };
-    let server = roomlink_http::serve(listener, services.clone(), &options)?;
+    let server = roomlink_http::serve(listener, services.clone(), &options, links.clone())?;
     let poll_every = Duration::from_millis(settings.listener.status_poll_interval_ms.max(1000));
     let background = Background(vec![
         tokio::spawn(poll_statuses(services.clone(), poll_every)),
         tokio::spawn(housekeeping(services.clone())),
+        tokio::spawn(link_heartbeat(services.clone(), links.clone())),
     ]);
     Ok(Running {
         address,
         server,
         services,
+        links,
         background,
     })
 }
@@ -71,6 +80,7 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
         address,
         server,
         background,
+        links,
         ..
     } = running;
     let mut server = std::pin::pin!(server);
@@ -90,6 +100,9 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
          (a second SIGINT stops at once)"
     );
     drop(background);
+    // Listeners' sockets would hold the graceful stop for its whole grace period: closed now,
+    // their listeners reconnect to another instance.
+    links.close_all();
     // The command is sent now; the server's own future ends when the workers are done (the
     // returned one would only say the same).
     drop(handle.stop(true));
@@ -191,6 +204,22 @@ async fn poll_statuses(services: Services, every: Duration) {
                 }
             }
             Err(e) => tracing::warn!(error = %e, "status poll: cannot list enterprises"),
+        }
+    }
+}
+
+/// Confirms this instance's listener connections, so other instances keep showing them as
+/// connected (and stop once this instance is gone).
+async fn link_heartbeat(services: Services, links: Arc<LinkRegistry>) {
+    let every = Duration::from_millis(LINK_HEARTBEAT_MS.unsigned_abs());
+    let mut tick = tokio::time::interval(every);
+    loop {
+        tick.tick().await;
+        if links.count() == 0 {
+            continue;
+        }
+        if let Err(e) = services.listeners.links_seen(links.instance()).await {
+            tracing::warn!(error = %e, "cannot confirm the listener connections held here");
         }
     }
 }

@@ -9,10 +9,12 @@ pub mod settings;
 
 use anyhow::Context;
 use roomlink_crypto::{Passwords, Sealer, ServiceKey};
-use roomlink_domain::ports::{Clock, PlatformIdentity};
+use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
+use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::service::pairing::PairingPolicy;
 use roomlink_domain::service::{Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
+use roomlink_http::LinkRegistry;
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
 use roomlink_platform::{OAuth2Platform, StaticPlatform};
 use roomlink_store::{DbConfig, DbStore};
@@ -112,9 +114,16 @@ fn url_host(url: &str) -> &str {
     authority.rsplit_once('@').map_or(authority, |(_, h)| h)
 }
 
+/// A serving process's wiring: the use cases, and the outbound listeners' connections this
+/// instance holds (the HTTP adapter accepts them, the use cases send through them).
+pub struct Wiring {
+    pub services: Services,
+    pub links: Arc<LinkRegistry>,
+}
+
 /// Every use case, wired to real adapters, for serving: a missing SQLite file is created
 /// (with a warning), and each adapter is named in the log.
-pub async fn services(settings: &Settings, migrate: bool) -> anyhow::Result<Services> {
+pub async fn services(settings: &Settings, migrate: bool) -> anyhow::Result<Wiring> {
     services_with_clock(settings, migrate, Arc::new(SystemClock)).await
 }
 
@@ -123,14 +132,15 @@ pub async fn services_with_clock(
     settings: &Settings,
     migrate: bool,
     clock: Arc<dyn Clock>,
-) -> anyhow::Result<Services> {
+) -> anyhow::Result<Wiring> {
     wire(settings, migrate, true, true, clock).await
 }
 
 /// The use cases for an admin command: migrated, and a missing SQLite file is created only
 /// if `create_sqlite` (see `docs/operations.md`, "Admin commands").
 pub async fn admin_services(settings: &Settings, create_sqlite: bool) -> anyhow::Result<Services> {
-    wire(settings, true, create_sqlite, false, Arc::new(SystemClock)).await
+    let wiring = wire(settings, true, create_sqlite, false, Arc::new(SystemClock)).await?;
+    Ok(wiring.services)
 }
 
 async fn wire(
@@ -139,7 +149,7 @@ async fn wire(
     create_sqlite: bool,
     log_adapters: bool,
     clock: Arc<dyn Clock>,
-) -> anyhow::Result<Services> {
+) -> anyhow::Result<Wiring> {
     // Where the SQLite file may not be created, the database first: a refusal must not leave
     // a new key file behind. Otherwise the key first: a missing key setting is reported even
     // when the database is down.
@@ -162,21 +172,37 @@ async fn wire(
             .unwrap_or(i64::MAX),
         },
     };
-    Ok(Services::new(
+    // This process among roomlink instances: names its connections and bus messages.
+    let instance = RandomIds.entity_id()[..12].to_owned();
+    let registry = Arc::new(LinkRegistry::new(instance));
+    let bus = Arc::new(LocalBus::default());
+    let links: Arc<dyn ListenerLinks> = registry.clone();
+    let events: Arc<dyn EventBus> = bus.clone();
+    let client = HttpListenerClient::new(ClientConfig {
+        command_timeout: Duration::from_millis(settings.listener.command_timeout_ms),
+        ..ClientConfig::default()
+    })
+    .with_links(links.clone());
+    let services = Services::new(
         Ports {
             store,
             hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
             sealer: Arc::new(Sealer::new(key)),
             platform,
-            transport: Arc::new(HttpListenerClient::new(ClientConfig {
-                command_timeout: Duration::from_millis(settings.listener.command_timeout_ms),
-                ..ClientConfig::default()
-            })),
+            transport: Arc::new(client),
+            links,
+            events,
             clock,
             ids: Arc::new(RandomIds),
         },
         policies,
-    ))
+    );
+    bus.subscribe(Arc::new(services.clone()));
+    bus.subscribe(registry.clone());
+    Ok(Wiring {
+        services,
+        links: registry,
+    })
 }
 
 /// One startup line per adapter besides the database (logged when connecting): what an

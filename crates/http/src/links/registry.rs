@@ -66,7 +66,10 @@ impl LinkRegistry {
 
     /// Who hears of connections starting and ending here (the cluster bus).
     pub fn observe(&self, observer: Arc<dyn LinkObserver>) {
-        *self.observer.write().unwrap_or_else(PoisonError::into_inner) = Some(observer);
+        *self
+            .observer
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(observer);
     }
 
     /// How many connections are held here.
@@ -197,7 +200,11 @@ impl ListenerLinks for LinkRegistry {
             waiting: &held.waiting,
             id,
         };
-        if held.outbox.send(Outgoing::Frame(frame(id, &request))).is_err() {
+        if held
+            .outbox
+            .send(Outgoing::Frame(frame(id, &request)))
+            .is_err()
+        {
             return Err(LinkFailure::Offline);
         }
         match tokio::time::timeout(timeout, rx).await {
@@ -340,6 +347,9 @@ mod tests {
             listener: id("l1"),
             drop_link: true,
         });
-        assert!(matches!(rx.try_recv(), Ok(Outgoing::Close(CLOSE_CHANGED, _))));
+        assert!(matches!(
+            rx.try_recv(),
+            Ok(Outgoing::Close(CLOSE_CHANGED, _))
+        ));
     }
 }

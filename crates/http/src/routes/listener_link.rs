@@ -3,13 +3,13 @@
 
 use crate::AppState;
 use crate::error::ApiResult;
-use crate::links::socket::{self, Ended, MAX_FRAME_BYTES};
 use crate::links::SUBPROTOCOL;
+use crate::links::socket::{self, Ended, MAX_FRAME_BYTES};
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
-use roomlink_domain::ErrorKind as E;
 use roomlink_domain::Error;
+use roomlink_domain::ErrorKind as E;
 
 pub(super) const CONNECT: Operation = Operation {
     method: Method::Get,
@@ -33,7 +33,12 @@ pub(super) const CONNECT: Operation = Operation {
 
 /// `X-Listener-Version`, when it looks like a version (it is shown to API callers).
 fn listener_version(req: &HttpRequest) -> Option<String> {
-    let text = req.headers().get("x-listener-version")?.to_str().ok()?.trim();
+    let text = req
+        .headers()
+        .get("x-listener-version")?
+        .to_str()
+        .ok()?
+        .trim();
     let plausible = !text.is_empty()
         && text.len() <= 32
         && text
@@ -64,10 +69,10 @@ async fn connect(
         .await?;
     let (response, session, stream) = actix_ws::handle_with_protocols(&req, body, &[SUBPROTOCOL])
         .map_err(|e| {
-            Error::invalid(format!(
-                "this is a WebSocket endpoint for outbound listeners: {e}"
-            ))
-        })?;
+        Error::invalid(format!(
+            "this is a WebSocket endpoint for outbound listeners: {e}"
+        ))
+    })?;
     let registry = state.links.clone();
     let presence = services
         .listeners

@@ -453,7 +453,10 @@ async fn polling_refreshes_the_status_cache(app: TestApp) {
     let saved = app
         .services
         .control
-        .poll_enterprise(&enterprise)
+        .poll_enterprise(
+            &enterprise,
+            roomlink_domain::service::control::PollShare { inbound: true },
+        )
         .await
         .unwrap();
     assert_eq!(saved, 1);

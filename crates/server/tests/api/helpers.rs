@@ -107,10 +107,10 @@ impl TestApp {
         let settings = Settings::load_with_env(None, Some(env)).expect("settings");
         // Time moves only when a test says so (pairing heartbeats, rotation).
         let clock = Arc::new(ManualClock::at(SystemClock.now_ms()));
-        let services = roomlink::services_with_clock(&settings, true, clock.clone())
+        let wiring = roomlink::services_with_clock(&settings, true, clock.clone())
             .await
             .expect("services");
-        let running = roomlink::commands::start_with(&settings, services)
+        let running = roomlink::commands::start_with(&settings, wiring)
             .await
             .expect("app starts");
         tokio::spawn(running.server);

@@ -282,7 +282,10 @@ async fn every_driver_carries_out_every_command() {
     let polled = app
         .services
         .control
-        .poll_enterprise(&enterprise)
+        .poll_enterprise(
+            &enterprise,
+            roomlink_domain::service::control::PollShare { inbound: true },
+        )
         .await
         .expect("poll");
     assert_eq!(polled, PROTOCOLS.len());

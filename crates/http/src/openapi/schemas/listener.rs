@@ -2,8 +2,7 @@
 
 use super::endpoint::shape_schema;
 use crate::openapi::primitives::{
-    NO_CONTROL_PATTERN, Prop, boolean, enumeration, integer, object, prop, string, text,
-    type_of,
+    NO_CONTROL_PATTERN, Prop, boolean, enumeration, integer, object, prop, string, text, type_of,
 };
 use roomlink_domain::endpoint::value::{FieldValue, HttpUrl};
 use roomlink_domain::endpoint::{EmailText, LongText, ShortText};

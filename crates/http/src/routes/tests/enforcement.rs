@@ -74,6 +74,8 @@ async fn services() -> Services {
             sealer: Arc::new(MockSecretSealer::new()),
             platform: Arc::new(MockPlatformIdentity::new()),
             transport: Arc::new(MockListenerTransport::new()),
+            links: Arc::new(crate::LinkRegistry::new("test")),
+            events: Arc::new(roomlink_domain::cluster::LocalBus::default()),
             clock: Arc::new(SystemClock),
             ids: Arc::new(RandomIds),
         },
@@ -83,7 +85,11 @@ async fn services() -> Services {
 
 #[actix_web::test]
 async fn each_caller_operation_is_authorized_as_the_table_says() {
-    let state = web::Data::new(AppState::new(services().await, &ServerOptions::default()));
+    let state = web::Data::new(AppState::new(
+        services().await,
+        &ServerOptions::default(),
+        Arc::new(crate::LinkRegistry::new("test")),
+    ));
     let app = init_service(App::new().configure(configure(state))).await;
     for op in TABLE {
         let Access::Caller(expected) = op.access else {
