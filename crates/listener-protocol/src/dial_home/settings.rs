@@ -100,7 +100,7 @@ impl DialHomeSettings {
 
 /// Ids go into a URL path unescaped, so only URL-safe characters are allowed (roomlink's ids
 /// are hexadecimal).
-fn check_listener_id(id: &str) -> Result<(), String> {
+pub fn check_listener_id(id: &str) -> Result<(), String> {
     if id.is_empty() {
         return Err("the listener id is empty: set --listener-id (connect.listener_id)".into());
     }
