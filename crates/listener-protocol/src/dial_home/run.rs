@@ -8,9 +8,10 @@ use crate::dial_home::session::{Ended, serve};
 use crate::dial_home::settings::DialHomeSettings;
 use crate::dial_home::tls::client_config;
 use crate::version::Version;
+use roomlink_domain::ports::Clock;
+use roomlink_domain::system::SystemClock;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
 
 /// Keeps a connection to roomlink until `shutdown` completes (then closes it with 1001).
@@ -46,9 +47,7 @@ pub async fn run<H: Handler>(
         match dialed {
             Ok(Ok(socket)) => {
                 let up = Instant::now();
-                let since_ms = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as u64);
+                let since_ms = SystemClock.now_ms();
                 tracing::info!(%url, since_ms, "connected to roomlink");
                 let ended = serve(
                     socket,
