@@ -24,7 +24,7 @@ pub type Socket = WebSocketStream<Box<dyn Io>>;
 /// Why an attempt failed.
 #[derive(Debug)]
 pub enum Failed {
-    /// roomlink answered without upgrading (401: id or secret; 400: an inbound listener).
+    /// roomlink refused without upgrading (401/403: id or secret; 400: an inbound listener).
     Refused { status: u16 },
     /// Anything else: unreachable, TLS, a handshake that is not a WebSocket's, a timeout.
     Other(String),
@@ -89,9 +89,12 @@ impl Dialer {
             .max_frame_size(Some(BODY_LIMIT));
         match tokio_tungstenite::client_async_with_config(request, stream, Some(config)).await {
             Ok((socket, _response)) => Ok(socket),
-            Err(WsError::Http(response)) => Err(Failed::Refused {
-                status: response.status().as_u16(),
-            }),
+            Err(WsError::Http(response)) => match response.status().as_u16() {
+                status @ (400 | 401 | 403) => Err(Failed::Refused { status }),
+                status => Err(Failed::Other(format!(
+                    "answered HTTP {status} instead of upgrading to a WebSocket"
+                ))),
+            },
             Err(e) => Err(Failed::Other(handshake_error(&e))),
         }
     }
