@@ -5,8 +5,10 @@
 //! - [`wire`]: the request and answer bodies; [`failure`]: the room-system failure kinds.
 //! - [`secrets`]: roomlink's shared secret and the endpoint passwords (plain or sealed).
 //! - [`version`]: listener versions and the commands each has.
-//! - [`server`]: the HTTP side every listener shares (secret check, info, failures).
+//! - [`server`]: the answers every listener shares (routes, secret check, info, failures).
+//! - [`dial_home`]: the outbound WebSocket transport's client side (connect loop, frames).
 
+pub mod dial_home;
 pub mod failure;
 pub mod secrets;
 pub mod server;

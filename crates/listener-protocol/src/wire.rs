@@ -99,7 +99,7 @@ pub struct StatusBody {
 }
 
 /// A failure body, with the HTTP status it is answered with.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
     #[serde(skip)]

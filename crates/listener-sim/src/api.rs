@@ -1,37 +1,75 @@
-//! The listener protocol, version 1.
+//! The listener protocol, version 1. [`answer`] is the one request handling; the HTTP routes
+//! (after the secret check) and the outbound WebSocket ([`Handler`]) both call it.
+//!
+//! Listener faults over the WebSocket: `listener_hang` never answers that request (others on
+//! the socket still are), `listener_garbage` answers status 200 with the HTML text as a JSON
+//! string body (not the protocol's object), `listener_reset` drops the connection without a
+//! close frame (the listener then reconnects).
 
 use crate::SimState;
 use crate::fault::{Effect, Fault};
 use crate::rooms::RoomCommand;
 use crate::secrets;
-use actix_web::http::header::ContentType;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use roomlink_domain::ports::Clock;
 use roomlink_domain::system::SystemClock;
+use roomlink_listener_protocol::dial_home::Handler;
 use roomlink_listener_protocol::server::{
-    MAX_STATUS_BATCH, bad_request, failure, info_body, refuse_secret,
+    Answer, MAX_STATUS_BATCH, Route, info_body, no_handler, refuse_secret,
 };
 use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, WireEndpoint};
 use serde_json::json;
+use std::future::Future;
 use std::sync::atomic::Ordering;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/v1/info", web::get().to(info))
-        .route("/v1/commands/{command}", web::post().to(command))
-        .route("/v1/status", web::post().to(status));
+    cfg.route("/v1/info", web::get().to(http))
+        .route("/v1/commands/{command}", web::post().to(http))
+        .route("/v1/status", web::post().to(http));
 }
 
-async fn info(state: web::Data<SimState>, req: HttpRequest) -> HttpResponse {
-    state.stats.info.fetch_add(1, Ordering::Relaxed);
+/// The HTTP side: counted, the secret checked, then [`answer`].
+async fn http(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+    let Some(route) = Route::of(req.method().as_str(), req.path()) else {
+        return Answer::failure(&no_handler(req.method().as_str(), req.path())).into_http();
+    };
+    count(&state, route);
     if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
         return refusal;
     }
-    HttpResponse::Ok().json(info_body(
-        state.version,
-        &state.commands,
-        &state.control_protocols,
-    ))
+    answer(&state, route, &body).await.into_http()
+}
+
+/// The socket side: counted, then the same answers.
+impl Handler for SimState {
+    fn handle(&self, route: Route<'_>, body: &[u8]) -> impl Future<Output = Answer> + Send {
+        count(self, route);
+        answer(self, route, body)
+    }
+}
+
+/// Requests are counted before the secret check (`GET /sim/stats`).
+fn count(state: &SimState, route: Route<'_>) {
+    let counter = match route {
+        Route::Info => &state.stats.info,
+        Route::Command(_) => &state.stats.commands,
+        Route::Status => &state.stats.status,
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The answer to one request; a `listener_hang` fault never answers.
+pub async fn answer(state: &SimState, route: Route<'_>, body: &[u8]) -> Answer {
+    match route {
+        Route::Info => Answer::ok(info_body(
+            state.version,
+            &state.commands,
+            &state.control_protocols,
+        )),
+        Route::Command(name) => command(state, name, body).await,
+        Route::Status => status(state, body).await,
+    }
 }
 
 /// Checks that apply to any endpoint named in a request, before its room system is touched.
@@ -56,35 +94,25 @@ fn check_endpoint<'a>(state: &SimState, endpoint: &'a WireEndpoint) -> Result<&'
     }
 }
 
-async fn command(
-    state: web::Data<SimState>,
-    req: HttpRequest,
-    name: web::Path<String>,
-    body: Bytes,
-) -> HttpResponse {
-    state.stats.commands.fetch_add(1, Ordering::Relaxed);
-    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
-        return refusal;
-    }
-    let name = name.into_inner();
-    if name == "status" || !state.has_command(&name) {
-        return failure(&Failure::listener(
+async fn command(state: &SimState, name: &str, body: &[u8]) -> Answer {
+    if name == "status" || !state.has_command(name) {
+        return Answer::failure(&Failure::listener(
             404,
             "no_such_command",
             format!("listener {} has no command {name}", state.version),
         ));
     }
-    let body: CommandBody = match serde_json::from_slice(&body) {
+    let body: CommandBody = match serde_json::from_slice(body) {
         Ok(body) => body,
-        Err(e) => return bad_request(format!("the body is not a {name} command: {e}")),
+        Err(e) => return Answer::bad_request(format!("the body is not a {name} command: {e}")),
     };
-    let command = match RoomCommand::parse(&name, body.params.unwrap_or_default()) {
+    let command = match RoomCommand::parse(name, body.params.unwrap_or_default()) {
         Ok(command) => command,
-        Err(problem) => return bad_request(problem),
+        Err(problem) => return Answer::bad_request(problem),
     };
-    let address = match check_endpoint(&state, &body.endpoint) {
+    let address = match check_endpoint(state, &body.endpoint) {
         Ok(address) => address,
-        Err(f) => return failure(&f),
+        Err(f) => return Answer::failure(&f),
     };
     let seen = secrets::inspect(body.credential.as_ref(), state.private_key.as_ref());
     let now = SystemClock.now_ms();
@@ -102,30 +130,26 @@ async fn command(
     match outcome {
         Ok(room_state) => {
             tracing::info!(command = %name, address, "command carried out");
-            HttpResponse::Ok().json(json!({ "state": room_state }))
+            Answer::ok(json!({ "state": room_state }))
         }
         Err(fault) => {
             tracing::info!(command = %name, address, %fault, "command met a fault");
-            answer(fault.effect(&name, &body.endpoint)).await
+            carry_out(fault.effect(name, &body.endpoint)).await
         }
     }
 }
 
-async fn status(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> HttpResponse {
-    state.stats.status.fetch_add(1, Ordering::Relaxed);
-    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
-        return refusal;
-    }
+async fn status(state: &SimState, body: &[u8]) -> Answer {
     if !state.has_command("status") {
-        return failure(&Failure::listener(
+        return Answer::failure(&Failure::listener(
             404,
             "no_such_command",
             format!("listener {} has no batched status", state.version),
         ));
     }
-    let body: StatusBody = match serde_json::from_slice(&body) {
+    let body: StatusBody = match serde_json::from_slice(body) {
         Ok(body) => body,
-        Err(e) => return bad_request(format!("the body is not a status request: {e}")),
+        Err(e) => return Answer::bad_request(format!("the body is not a status request: {e}")),
     };
     let count = body.endpoints.len();
     state
@@ -133,7 +157,7 @@ async fn status(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> Ht
         .status_endpoints
         .fetch_add(count as u64, Ordering::Relaxed);
     if count > MAX_STATUS_BATCH {
-        return bad_request(format!(
+        return Answer::bad_request(format!(
             "{count} endpoints in one request; at most {MAX_STATUS_BATCH} are allowed"
         ));
     }
@@ -149,7 +173,7 @@ async fn status(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> Ht
         let mut rooms = state.rooms.lock();
         for (entry, seen) in body.endpoints.iter().zip(seen) {
             let id = entry.endpoint.id.clone().unwrap_or_default();
-            let address = match check_endpoint(&state, &entry.endpoint) {
+            let address = match check_endpoint(state, &entry.endpoint) {
                 Ok(address) => address,
                 Err(f) => {
                     statuses.push(json!({ "endpointId": id, "failure": f }));
@@ -175,35 +199,23 @@ async fn status(state: web::Data<SimState>, req: HttpRequest, body: Bytes) -> Ht
     tracing::info!(endpoints = count, "status answered");
     match listener_fault {
         // A broken listener breaks the whole request, as it would in real life.
-        Some((fault, endpoint)) => answer(fault.effect("status", endpoint)).await,
-        None => HttpResponse::Ok().json(json!({ "statuses": statuses })),
+        Some((fault, endpoint)) => carry_out(fault.effect("status", endpoint)).await,
+        None => Answer::ok(json!({ "statuses": statuses })),
     }
 }
 
 /// Carries out a fault's effect.
-async fn answer(effect: Effect) -> HttpResponse {
+async fn carry_out(effect: Effect) -> Answer {
     match effect {
-        Effect::Fail(f) => failure(&f),
-        // Never answers; the connection stays open until the client gives up.
+        Effect::Fail(f) => Answer::failure(&f),
+        // Never answers; the connection (or the socket's request) stays open until the client
+        // gives up.
         Effect::Hang => futures::future::pending().await,
-        Effect::Garbage => HttpResponse::Ok()
-            .content_type(ContentType::html())
-            .body("<html><body>502 Bad Gateway: upstream sent an invalid response</body></html>"),
-        Effect::Reset => reset(),
+        Effect::Garbage => Answer::NotProtocol(
+            "<html><body>502 Bad Gateway: upstream sent an invalid response</body></html>".into(),
+        ),
+        Effect::Reset => Answer::Reset,
     }
-}
-
-/// A response whose body fails before its first byte. actix-http then drops the connection
-/// with the head still unsent (h1 dispatcher: body error before the write buffer is flushed),
-/// so the client sees the connection close without any answer.
-fn reset() -> HttpResponse {
-    let failing = futures::stream::once(async {
-        Err::<Bytes, _>(std::io::Error::new(
-            std::io::ErrorKind::ConnectionReset,
-            "simulated listener_reset",
-        ))
-    });
-    HttpResponse::Ok().streaming(failing)
 }
 
 #[cfg(test)]

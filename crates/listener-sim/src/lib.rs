@@ -5,7 +5,9 @@
 //! - [`control`]: the control surface for tests and demos (`/sim/...`).
 //! - [`rooms`]: the simulated room systems; [`fault`]: the faults they can be given.
 //!
-//! [`start`] serves on the current tokio runtime, so tests run the simulator in-process.
+//! [`start`] serves on the current tokio runtime, so tests run the simulator in-process;
+//! [`dial_home`] is the outbound mode (the same [`SimState`] may also back a control surface
+//! started with [`serve`]).
 
 pub mod api;
 pub mod control;
@@ -18,10 +20,12 @@ pub use roomlink_listener_protocol::{version, wire};
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpServer, middleware, web};
+use roomlink_listener_protocol::dial_home::{self, DialHomeSettings};
 use roomlink_listener_protocol::secrets::SharedSecret;
 use roomlink_listener_protocol::server::{BODY_LIMIT, VERSION_HEADER, not_found};
 use rooms::Rooms;
 use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use version::{DEFAULT_VERSION, Version};
 
@@ -149,11 +153,32 @@ impl SimHandle {
 
 /// Binds `bind` (port 0 picks a free port) and serves on the current tokio runtime.
 pub async fn start(bind: &str, config: SimConfig) -> std::io::Result<(SocketAddr, SimHandle)> {
+    let workers = config.workers;
+    let handle_signals = config.handle_signals;
+    let state = Arc::new(SimState::new(config));
+    serve(bind, state, Surface::All, workers, handle_signals).await
+}
+
+/// What the simulator's HTTP server offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// The protocol (`/v1/...`) and the control surface (`/sim/...`): inbound mode.
+    All,
+    /// The control surface only: outbound mode, where roomlink's requests come over the socket.
+    Control,
+}
+
+/// Serves `state` on `bind` (port 0 picks a free port) on the current tokio runtime.
+pub async fn serve(
+    bind: &str,
+    state: Arc<SimState>,
+    surface: Surface,
+    workers: usize,
+    handle_signals: bool,
+) -> std::io::Result<(SocketAddr, SimHandle)> {
     let listener = TcpListener::bind(bind)?;
     let addr = listener.local_addr()?;
-    let workers = config.workers.max(1);
-    let handle_signals = config.handle_signals;
-    let state = web::Data::new(SimState::new(config));
+    let state = web::Data::from(state);
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -161,11 +186,15 @@ pub async fn start(bind: &str, config: SimConfig) -> std::io::Result<(SocketAddr
             .wrap(
                 middleware::DefaultHeaders::new().add((VERSION_HEADER, state.version.to_string())),
             )
-            .configure(api::configure)
+            .configure(|cfg| {
+                if surface == Surface::All {
+                    api::configure(cfg);
+                }
+            })
             .configure(control::configure)
             .default_service(web::to(not_found))
     })
-    .workers(workers)
+    .workers(workers.max(1))
     .shutdown_timeout(5)
     .listen(listener)?;
     if !handle_signals {
@@ -181,4 +210,15 @@ pub async fn start(bind: &str, config: SimConfig) -> std::io::Result<(SocketAddr
             task,
         },
     ))
+}
+
+/// Outbound mode: keeps the connection to roomlink until `shutdown` completes, answering its
+/// requests with the simulated room systems of `state`.
+pub async fn dial_home(
+    settings: DialHomeSettings,
+    state: Arc<SimState>,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), String> {
+    let version = state.version;
+    dial_home::run(settings, version, state, shutdown).await
 }

@@ -1,24 +1,43 @@
 //! `roomlink-listener-sim --bind 127.0.0.1:PORT [--version X.Y.Z] [--secret S] [--private-key FILE]`
+//! or, outbound, `roomlink-listener-sim --connect URL[,URL...] --listener-id ID --secret S
+//! [--bind ADDR (the /sim control surface only)] ...`
 
 use clap::Parser;
+use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::version::{DEFAULT_VERSION, Version};
-use roomlink_listener_sim::{SimConfig, load_private_key, start};
+use roomlink_listener_sim::{
+    SimConfig, SimState, Surface, dial_home, load_private_key, serve, start,
+};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// A simulated listener service with simulated room systems.
+///
+/// Inbound mode: serves the protocol and the /sim control surface on --bind. Outbound mode
+/// (--connect): connects out to roomlink over a WebSocket; --bind, when given, serves only the
+/// /sim control surface.
 #[derive(Parser)]
 // `--version` is the simulated listener's version, so clap's own version flag is off.
 #[command(name = "roomlink-listener-sim", disable_version_flag = true)]
 struct Cli {
     /// Address to listen on (port 0 picks a free port; the bound address is printed).
-    #[arg(long)]
-    bind: String,
+    /// Required unless --connect is given.
+    #[arg(long, required_unless_present = "connect")]
+    bind: Option<String>,
+    /// Outbound: roomlink's base URL(s), comma-separated, tried in turn; the simulator connects
+    /// to {URL}/api/listenerservices/{ID}/connect.
+    #[arg(long, value_delimiter = ',', value_name = "URL[,URL...]", requires_all = ["listener_id", "secret"])]
+    connect: Vec<String>,
+    /// Outbound: the listener's id in roomlink.
+    #[arg(long, value_name = "ID", requires = "connect")]
+    listener_id: Option<String>,
     /// The listener version to report, X.Y.Z; commands newer than it are absent.
     #[arg(long, default_value_t = DEFAULT_VERSION)]
     version: Version,
-    /// The shared secret roomlink must present; without it any secret is accepted.
+    /// The shared secret: inbound, the one roomlink must present (without it any secret is
+    /// accepted); outbound, the one the simulator presents (required).
     #[arg(long)]
     secret: Option<String>,
     /// File holding base64 of the enterprise's 32-byte X25519 private key (opens sealed passwords).
@@ -56,26 +75,106 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         .map(load_private_key)
         .transpose()
         .map_err(anyhow::Error::msg)?;
+    let outbound = outbound_settings(&cli)?;
     let config = SimConfig {
         version: cli.version,
-        secret: cli.secret,
+        // Outbound, roomlink checks the secret the simulator presents, not the other way round.
+        secret: if outbound.is_some() {
+            None
+        } else {
+            cli.secret.clone()
+        },
         private_key,
         workers: 2,
-        handle_signals: true,
+        handle_signals: outbound.is_none(),
         ..SimConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let (addr, handle) = start(&cli.bind, config)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", cli.bind))?;
-        // One machine-readable line, so scripts and tests can find a port chosen by the OS.
-        writeln!(std::io::stdout(), "listening on http://{addr}")?;
+        let Some(dial) = outbound else {
+            let bind = cli.bind.as_deref().unwrap_or_default();
+            let (addr, handle) = start(bind, config)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+            // One machine-readable line, so scripts and tests can find a port chosen by the OS.
+            writeln!(std::io::stdout(), "listening on http://{addr}")?;
+            std::io::stdout().flush()?;
+            tracing::info!(%addr, version = %cli.version, "listener simulator started");
+            handle.wait().await?;
+            return Ok(());
+        };
+        let workers = config.workers;
+        let state = Arc::new(SimState::new(config));
+        let control = match &cli.bind {
+            Some(bind) => {
+                let (addr, handle) =
+                    serve(bind, Arc::clone(&state), Surface::Control, workers, false)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+                writeln!(std::io::stdout(), "control surface on http://{addr}")?;
+                Some(handle)
+            }
+            None => None,
+        };
+        let urls = dial.connect_urls().map_err(anyhow::Error::msg)?;
+        writeln!(std::io::stdout(), "connecting to {}", urls.join(", "))?;
         std::io::stdout().flush()?;
-        tracing::info!(%addr, version = %cli.version, "listener simulator started");
-        handle.wait().await?;
+        tracing::info!(version = %cli.version, listener_id = %dial.listener_id,
+            "listener simulator started (outbound)");
+        dial_home(dial, state, stop_signal())
+            .await
+            .map_err(anyhow::Error::msg)?;
+        if let Some(control) = control {
+            control.stop().await;
+        }
+        tracing::info!("listener simulator stopped");
         Ok(())
     })
+}
+
+/// The outbound settings, checked, when --connect is given.
+fn outbound_settings(cli: &Cli) -> anyhow::Result<Option<DialHomeSettings>> {
+    let urls: Vec<String> = cli
+        .connect
+        .iter()
+        .map(|u| u.trim().to_owned())
+        .filter(|u| !u.is_empty())
+        .collect();
+    if urls.is_empty() {
+        return Ok(None);
+    }
+    let secret = ListenerSecret::new(cli.secret.as_deref().unwrap_or_default())
+        .map_err(anyhow::Error::msg)?;
+    let settings = DialHomeSettings {
+        urls,
+        listener_id: cli.listener_id.clone().unwrap_or_default(),
+        secret,
+        ca_file: None,
+        timing: Timing::default(),
+    };
+    settings.check().map_err(anyhow::Error::msg)?;
+    Ok(Some(settings))
+}
+
+/// SIGINT or SIGTERM (outbound mode; actix handles them in inbound mode).
+async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT: closing the connection to roomlink"),
+        () = terminate => tracing::info!("SIGTERM: closing the connection to roomlink"),
+    }
 }

@@ -1,4 +1,6 @@
 //! Listener protocol v1 toward roomlink: `/v1/info`, `/v1/commands/{command}`, `/v1/status`.
+//! [`answer`] is the one request handling; the HTTP routes (after the secret check) and the
+//! outbound WebSocket ([`Handler`]) both call it.
 
 use crate::control::Control;
 use crate::drivers::Drivers;
@@ -7,19 +9,22 @@ use crate::settings::Settings;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use futures::StreamExt;
+use roomlink_listener_protocol::dial_home::Handler;
 use roomlink_listener_protocol::failure::{FailureKind, room_failure};
 use roomlink_listener_protocol::secrets::SharedSecret;
 use roomlink_listener_protocol::server::{
-    MAX_STATUS_BATCH, bad_request, failure, info_body, refuse_secret,
+    Answer, MAX_STATUS_BATCH, Route, info_body, no_handler, refuse_secret,
 };
 use roomlink_listener_protocol::version::{Version, commands_of};
 use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, StatusEntry};
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::future::Future;
 
 /// What every handler reaches.
 pub struct ListenerState {
     pub version: Version,
+    /// The secret roomlink must present over HTTP; `None` in outbound mode, where roomlink
+    /// checked the listener's secret when the socket opened.
     pub secret: Option<SharedSecret>,
     pub private_key: Option<crypto_box::SecretKey>,
     pub drivers: Drivers,
@@ -37,20 +42,40 @@ impl ListenerState {
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/v1/info", web::get().to(info))
-        .route("/v1/commands/{command}", web::post().to(command))
-        .route("/v1/status", web::post().to(status));
+    cfg.route("/v1/info", web::get().to(http))
+        .route("/v1/commands/{command}", web::post().to(http))
+        .route("/v1/status", web::post().to(http));
 }
 
-async fn info(state: web::Data<ListenerState>, req: HttpRequest) -> HttpResponse {
+/// The HTTP side: the secret check, then [`answer`].
+async fn http(state: web::Data<ListenerState>, req: HttpRequest, body: Bytes) -> HttpResponse {
     if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
         return refusal;
     }
-    HttpResponse::Ok().json(info_body(
-        state.version,
-        &state.commands(),
-        &state.drivers.protocols(),
-    ))
+    match Route::of(req.method().as_str(), req.path()) {
+        Some(route) => answer(&state, route, &body).await.into_http(),
+        None => Answer::failure(&no_handler(req.method().as_str(), req.path())).into_http(),
+    }
+}
+
+/// The socket side: the same answers.
+impl Handler for ListenerState {
+    fn handle(&self, route: Route<'_>, body: &[u8]) -> impl Future<Output = Answer> + Send {
+        answer(self, route, body)
+    }
+}
+
+/// The answer to one request: status and JSON body.
+pub async fn answer(state: &ListenerState, route: Route<'_>, body: &[u8]) -> Answer {
+    match route {
+        Route::Info => Answer::ok(info_body(
+            state.version,
+            &state.commands(),
+            &state.drivers.protocols(),
+        )),
+        Route::Command(name) => command(state, name, body).await,
+        Route::Status => status(state, body).await,
+    }
 }
 
 fn unsupported(protocol: Option<&str>) -> Failure {
@@ -66,34 +91,25 @@ fn unsupported(protocol: Option<&str>) -> Failure {
     )
 }
 
-async fn command(
-    state: web::Data<ListenerState>,
-    req: HttpRequest,
-    name: web::Path<String>,
-    body: Bytes,
-) -> HttpResponse {
-    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
-        return refusal;
-    }
-    let name = name.into_inner();
-    if name == "status" || !commands_of(state.version).contains(&name.as_str()) {
-        return failure(&Failure::listener(
+async fn command(state: &ListenerState, name: &str, body: &[u8]) -> Answer {
+    if name == "status" || !commands_of(state.version).contains(&name) {
+        return Answer::failure(&Failure::listener(
             404,
             "no_such_command",
             format!("listener {} has no command {name}", state.version),
         ));
     }
-    let body: CommandBody = match serde_json::from_slice(&body) {
+    let body: CommandBody = match serde_json::from_slice(body) {
         Ok(body) => body,
-        Err(e) => return bad_request(format!("the body is not a {name} command: {e}")),
+        Err(e) => return Answer::bad_request(format!("the body is not a {name} command: {e}")),
     };
     let protocol = body.endpoint.control_protocol.as_deref();
     let Some(driver) = protocol.and_then(|p| state.drivers.get(p)) else {
-        return failure(&unsupported(protocol));
+        return Answer::failure(&unsupported(protocol));
     };
     let params = body.params.unwrap_or_default();
     let prepared =
-        request::action(&name, &params, &body.endpoint, &state.settings).and_then(|action| {
+        request::action(name, &params, &body.endpoint, &state.settings).and_then(|action| {
             request::device(
                 &body.endpoint,
                 body.credential.as_ref(),
@@ -103,18 +119,18 @@ async fn command(
         });
     let (device, action) = match prepared {
         Ok(prepared) => prepared,
-        Err(f) => return failure(&f),
+        Err(f) => return Answer::failure(&f),
     };
     let address = device.address.clone();
     match state.control.command(driver, device, action).await {
         Ok(room_state) => {
             tracing::info!(command = %name, %address, "command carried out");
-            HttpResponse::Ok().json(json!({ "state": room_state }))
+            Answer::ok(json!({ "state": room_state }))
         }
         Err(f) => {
             tracing::info!(command = %name, %address, failure = f.kind.name(),
                 message = %f.message, "command failed");
-            failure(&f.into_wire())
+            Answer::failure(&f.into_wire())
         }
     }
 }
@@ -140,26 +156,24 @@ async fn status_of(state: &ListenerState, entry: &StatusEntry) -> Value {
     }
 }
 
-async fn status(state: web::Data<ListenerState>, req: HttpRequest, body: Bytes) -> HttpResponse {
-    if let Some(refusal) = refuse_secret(state.secret.as_ref(), &req) {
-        return refusal;
-    }
-    let body: StatusBody = match serde_json::from_slice(&body) {
+async fn status(state: &ListenerState, body: &[u8]) -> Answer {
+    let body: StatusBody = match serde_json::from_slice(body) {
         Ok(body) => body,
-        Err(e) => return bad_request(format!("the body is not a status request: {e}")),
+        Err(e) => return Answer::bad_request(format!("the body is not a status request: {e}")),
     };
     let count = body.endpoints.len();
     if count > MAX_STATUS_BATCH {
-        return bad_request(format!(
+        return Answer::bad_request(format!(
             "{count} endpoints in one request; at most {MAX_STATUS_BATCH} are allowed"
         ));
     }
     let started = std::time::Instant::now();
-    let state: Arc<ListenerState> = state.into_inner();
     let concurrency = state.settings.commands.status_concurrency;
     // In request order, at most `concurrency` devices at a time.
-    let statuses: Vec<Value> = futures::stream::iter(body.endpoints.iter())
-        .map(|entry| status_of(&state, entry))
+    // Entries are moved into their futures: borrowed ones make the future not provably Send
+    // (a higher-ranked lifetime limitation), which the WebSocket transport needs.
+    let statuses: Vec<Value> = futures::stream::iter(body.endpoints)
+        .map(|entry| async move { status_of(state, &entry).await })
         .buffered(concurrency)
         .collect()
         .await;
@@ -168,5 +182,5 @@ async fn status(state: web::Data<ListenerState>, req: HttpRequest, body: Bytes) 
         elapsed_ms = started.elapsed().as_millis() as u64,
         "status answered"
     );
-    HttpResponse::Ok().json(json!({ "statuses": statuses }))
+    Answer::ok(json!({ "statuses": statuses }))
 }

@@ -1,24 +1,38 @@
-//! `roomlink-listener [--config FILE] [--bind ADDR] [--secret S | --secret-file FILE]
-//! [--private-key FILE] [--check]`
+//! `roomlink-listener [--config FILE] [--bind ADDR | --connect URL[,URL...] --listener-id ID]
+//! [--secret S | --secret-file FILE] [--private-key FILE] [--check]`
 
 use clap::Parser;
 use roomlink_listener::settings::Settings;
 use roomlink_listener::{LISTENER_VERSION, startup};
+use roomlink_listener_protocol::secrets::SharedSecret;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The roomlink listener service: takes commands from roomlink, drives the room systems.
+///
+/// Inbound mode (the default): serves HTTP on --bind and roomlink calls it. Outbound mode
+/// (--connect): connects out to roomlink over a WebSocket and opens no port.
 #[derive(Parser)]
 #[command(name = "roomlink-listener", version)]
 struct Cli {
     /// TOML configuration file (see docs/drivers.md for every key).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Address to listen on (overrides server.bind; port 0 picks a free port).
-    #[arg(long)]
+    /// Inbound: address to listen on (overrides server.bind, default 127.0.0.1:9001; port 0
+    /// picks a free port).
+    #[arg(long, conflicts_with = "connect")]
     bind: Option<String>,
-    /// The shared secret roomlink presents (visible in the process list: prefer --secret-file).
+    /// Outbound: roomlink's base URL(s), comma-separated, tried in turn
+    /// (https://roomlink.example.com; overrides connect.urls). The listener connects to
+    /// {URL}/api/listenerservices/{ID}/connect and opens no port.
+    #[arg(long, value_delimiter = ',', value_name = "URL[,URL...]")]
+    connect: Vec<String>,
+    /// Outbound: the listener's id in roomlink (overrides connect.listener_id).
+    #[arg(long, value_name = "ID")]
+    listener_id: Option<String>,
+    /// The shared secret: the one roomlink presents (inbound), or the one this listener
+    /// presents (outbound). Visible in the process list: prefer --secret-file.
     #[arg(long, conflicts_with = "secret_file")]
     secret: Option<String>,
     /// A file whose first line is the shared secret.
@@ -57,6 +71,17 @@ fn load(cli: &Cli) -> Result<Settings, String> {
     if let Some(bind) = &cli.bind {
         settings.server.bind = bind.clone();
     }
+    if !cli.connect.is_empty() {
+        settings.connect.urls = cli
+            .connect
+            .iter()
+            .map(|u| u.trim().to_owned())
+            .filter(|u| !u.is_empty())
+            .collect();
+    }
+    if let Some(id) = &cli.listener_id {
+        settings.connect.listener_id = Some(id.clone());
+    }
     if let Some(secret) = &cli.secret {
         settings.server.secret = Some(secret.clone());
         settings.server.secret_file = None;
@@ -94,12 +119,24 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
             "no listener secret: set --secret-file FILE (or server.secret_file, or ROOMLINK_LISTENER__SERVER__SECRET); roomlink shows it once when the listener is registered"
         );
     };
+    let dial = startup::dial_home_settings(&settings, &secret).map_err(anyhow::Error::msg)?;
     let private_key = startup::read_private_key(&settings).map_err(anyhow::Error::msg)?;
     let drivers = startup::drivers(&settings).map_err(anyhow::Error::msg)?;
     if check {
         let mut out = std::io::stdout();
         writeln!(out, "configuration ok")?;
-        writeln!(out, "bind: {}", settings.server.bind)?;
+        match &dial {
+            Some(dial) => {
+                writeln!(out, "mode: outbound (no listening port)")?;
+                writeln!(out, "listener id: {}", dial.listener_id)?;
+                let urls = dial.connect_urls().map_err(anyhow::Error::msg)?;
+                writeln!(out, "connect: {}", urls.join(", "))?;
+            }
+            None => {
+                writeln!(out, "mode: inbound")?;
+                writeln!(out, "bind: {}", settings.server.bind)?;
+            }
+        }
         writeln!(out, "drivers: {}", drivers.protocols().join(", "))?;
         writeln!(
             out,
@@ -126,9 +163,25 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    let protocols = drivers.protocols().join(",");
+    if let Some(dial) = dial {
+        return runtime.block_on(async {
+            let urls = dial.connect_urls().map_err(anyhow::Error::msg)?;
+            // One machine-readable line, as in inbound mode.
+            writeln!(std::io::stdout(), "connecting to {}", urls.join(", "))?;
+            std::io::stdout().flush()?;
+            tracing::info!(version = %LISTENER_VERSION, drivers = %protocols,
+                listener_id = %dial.listener_id, "listener started (outbound)");
+            startup::dial_home(settings, dial, private_key, drivers, stop_signal())
+                .await
+                .map_err(anyhow::Error::msg)?;
+            tracing::info!("listener stopped");
+            Ok(())
+        });
+    }
+    let secret = SharedSecret::new(secret.expose());
     runtime.block_on(async {
         let bind = settings.server.bind.clone();
-        let protocols = drivers.protocols().join(",");
         let listener = startup::start(settings, Some(secret), private_key, drivers, true)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
@@ -141,4 +194,25 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
         tracing::info!("listener stopped");
         Ok(())
     })
+}
+
+/// SIGINT or SIGTERM (outbound mode; actix handles them in inbound mode).
+async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT: closing the connection to roomlink"),
+        () = terminate => tracing::info!("SIGTERM: closing the connection to roomlink"),
+    }
 }

@@ -5,6 +5,7 @@
 use crate::drivers::cisco_http::parse_fingerprint;
 use roomlink_domain::enums::Cluster;
 use roomlink_domain::rules::dial_plan::Bridge;
+use roomlink_listener_protocol::dial_home::settings::{check_listener_id, connect_url};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -13,6 +14,8 @@ use std::path::{Path, PathBuf};
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub server: ServerSettings,
+    /// The outbound mode: set `connect.urls` and the listener dials roomlink instead of serving.
+    pub connect: ConnectSettings,
     pub commands: CommandSettings,
     pub ivr: IvrSettings,
     /// The meeting bridge of each cluster (`bridges.prod`, `bridges.stage`, `bridges.qa`).
@@ -61,6 +64,46 @@ impl std::fmt::Debug for ServerSettings {
             .field("workers", &self.workers)
             .finish()
     }
+}
+
+/// The outbound ("dial-home") mode. The secret it presents is `server.secret` /
+/// `server.secret_file`: one listener, one shared secret, whichever side connects.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConnectSettings {
+    /// roomlink's base URLs, tried in turn; empty: inbound mode. A list, or one string with
+    /// commas (what an environment variable can hold).
+    #[serde(deserialize_with = "url_list")]
+    pub urls: Vec<String>,
+    /// The listener's id in roomlink (the `id` of its record).
+    pub listener_id: Option<String>,
+    /// PEM certificates trusted for `wss://` besides the system's roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl ConnectSettings {
+    pub fn outbound(&self) -> bool {
+        !self.urls.is_empty()
+    }
+}
+
+/// `["a", "b"]` or `"a,b"`.
+fn url_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum List {
+        One(String),
+        Many(Vec<String>),
+    }
+    let urls = match List::deserialize(d)? {
+        List::One(text) => text.split(',').map(str::to_owned).collect(),
+        List::Many(urls) => urls,
+    };
+    Ok(urls
+        .into_iter()
+        .map(|u| u.trim().to_owned())
+        .filter(|u| !u.is_empty())
+        .collect())
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -274,6 +317,17 @@ impl Settings {
                     self.server.bind
                 ))
             })?;
+        if self.connect.outbound() {
+            let id = self.connect.listener_id.as_deref().unwrap_or("");
+            check_listener_id(id).map_err(|e| refuse(format!("connect.listener_id: {e}")))?;
+            for url in &self.connect.urls {
+                connect_url(url, id).map_err(|e| refuse(format!("connect.urls: {e}")))?;
+            }
+        } else if self.connect.listener_id.is_some() || self.connect.ca_file.is_some() {
+            return Err(refuse(
+                "connect.listener_id and connect.ca_file need connect.urls (--connect)",
+            ));
+        }
         if self.server.secret.is_some() && self.server.secret_file.is_some() {
             return Err(refuse(
                 "server.secret and server.secret_file are both set; keep one",
@@ -462,11 +516,41 @@ mod tests {
                 "bridges.dev",
             ),
             ("[log]\nformat = \"xml\"\n", "log.format"),
+            ("[connect]\nurl = \"https://h\"\n", "url"),
+            (
+                "[connect]\nurls = [\"ftp://h\"]\nlistener_id = \"a\"\n",
+                "connect.urls",
+            ),
+            ("[connect]\nurls = [\"https://h\"]\n", "listener id"),
+            ("[connect]\nlistener_id = \"a\"\n", "connect.urls"),
         ];
         for (text, named) in cases {
             let e = Settings::load(Some(file(text).path()), HashMap::new()).unwrap_err();
             assert!(e.0.contains(named), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn connect_urls_come_as_a_list_or_with_commas() {
+        let f = file(
+            "[connect]\nurls = [\"https://a.example\", \"https://b.example\"]\nlistener_id = \"l1\"\n",
+        );
+        let s = Settings::load(Some(f.path()), HashMap::new()).unwrap();
+        assert_eq!(s.connect.urls, ["https://a.example", "https://b.example"]);
+        assert!(s.connect.outbound());
+        let s = Settings::load(
+            None,
+            env(&[
+                (
+                    "ROOMLINK_LISTENER__CONNECT__URLS",
+                    "https://a.example, http://127.0.0.1:1",
+                ),
+                ("ROOMLINK_LISTENER__CONNECT__LISTENER_ID", "l1"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(s.connect.urls, ["https://a.example", "http://127.0.0.1:1"]);
+        assert!(!Settings::default().connect.outbound());
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! From settings to a running listener: secrets read, drivers built, the server bound.
+//! From settings to a running listener: secrets read, drivers built, then either the server
+//! bound (inbound) or the connection to roomlink kept (outbound).
 
 use crate::LISTENER_VERSION;
 use crate::api::{self, ListenerState};
@@ -12,7 +13,7 @@ use crate::drivers::poly_telnet::{PolyTelnetDriver, PolyTelnetSettings};
 use crate::settings::Settings;
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpServer, middleware, web};
-use roomlink_domain::listener::{SECRET_MAX_CHARS, SECRET_MIN_CHARS};
+use roomlink_listener_protocol::dial_home::{self, DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_protocol::secrets::{SharedSecret, load_private_key};
 use roomlink_listener_protocol::server::{BODY_LIMIT, VERSION_HEADER, not_found};
 use std::net::{SocketAddr, TcpListener};
@@ -20,10 +21,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use zeroize::Zeroizing;
 
-/// The secret roomlink must present: `server.secret`, or the first line of `server.secret_file`.
-pub fn read_secret(settings: &Settings) -> Result<Option<SharedSecret>, String> {
+/// The shared secret: `server.secret`, or the first line of `server.secret_file`. roomlink
+/// presents it (inbound); the listener presents it (outbound).
+pub fn read_secret(settings: &Settings) -> Result<Option<ListenerSecret>, String> {
     if let Some(secret) = &settings.server.secret {
-        return check_secret(secret).map(Some);
+        return ListenerSecret::new(secret).map(Some);
     }
     let Some(path) = &settings.server.secret_file else {
         return Ok(None);
@@ -32,21 +34,29 @@ pub fn read_secret(settings: &Settings) -> Result<Option<SharedSecret>, String> 
         std::fs::read_to_string(path)
             .map_err(|e| format!("server.secret_file: cannot read {}: {e}", path.display()))?,
     );
-    let secret = text.lines().next().unwrap_or("").trim();
-    check_secret(secret)
+    ListenerSecret::new(text.lines().next().unwrap_or(""))
         .map(Some)
         .map_err(|e| format!("{e} ({})", path.display()))
 }
 
-/// The same bounds roomlink puts on a secret a client chooses.
-fn check_secret(secret: &str) -> Result<SharedSecret, String> {
-    let chars = secret.trim().chars().count();
-    if !(SECRET_MIN_CHARS..=SECRET_MAX_CHARS).contains(&chars) {
-        return Err(format!(
-            "the listener secret must be at least {SECRET_MIN_CHARS} characters (and at most {SECRET_MAX_CHARS})"
-        ));
+/// The outbound settings, checked, when `connect.urls` is set.
+pub fn dial_home_settings(
+    settings: &Settings,
+    secret: &ListenerSecret,
+) -> Result<Option<DialHomeSettings>, String> {
+    let connect = &settings.connect;
+    if !connect.outbound() {
+        return Ok(None);
     }
-    Ok(SharedSecret::new(secret.trim()))
+    let dial = DialHomeSettings {
+        urls: connect.urls.clone(),
+        listener_id: connect.listener_id.clone().unwrap_or_default(),
+        secret: secret.clone(),
+        ca_file: connect.ca_file.clone(),
+        timing: Timing::default(),
+    };
+    dial.check()?;
+    Ok(Some(dial))
 }
 
 /// The private key for sealed passwords, when configured.
@@ -135,6 +145,27 @@ impl Listener {
     }
 }
 
+/// What both modes answer requests with.
+fn state(
+    settings: Settings,
+    secret: Option<SharedSecret>,
+    private_key: Option<crypto_box::SecretKey>,
+    drivers: Drivers,
+) -> ListenerState {
+    ListenerState {
+        version: LISTENER_VERSION,
+        secret,
+        private_key,
+        drivers,
+        control: Control {
+            devices: DeviceTable::default(),
+            commands: settings.commands.clone(),
+            ivr: settings.ivr.clone(),
+        },
+        settings,
+    }
+}
+
 /// Binds `settings.server.bind` and serves on the current tokio runtime.
 pub async fn start(
     settings: Settings,
@@ -147,18 +178,7 @@ pub async fn start(
     let addr = listener.local_addr()?;
     let workers = settings.server.workers;
     let shutdown_timeout = settings.server.shutdown_timeout_secs;
-    let state = web::Data::new(ListenerState {
-        version: LISTENER_VERSION,
-        secret,
-        private_key,
-        drivers: drivers.clone(),
-        control: Control {
-            devices: DeviceTable::default(),
-            commands: settings.commands.clone(),
-            ivr: settings.ivr.clone(),
-        },
-        settings,
-    });
+    let state = web::Data::new(state(settings, secret, private_key, drivers.clone()));
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -185,4 +205,20 @@ pub async fn start(
         task,
         drivers,
     })
+}
+
+/// Outbound mode: keeps the connection to roomlink until `shutdown` completes, answering its
+/// requests with the same handling as the HTTP routes; then closes driver sessions.
+pub async fn dial_home(
+    settings: Settings,
+    dial: DialHomeSettings,
+    private_key: Option<crypto_box::SecretKey>,
+    drivers: Drivers,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), String> {
+    // No HTTP secret check: roomlink checked the listener's secret when the socket opened.
+    let state = Arc::new(state(settings, None, private_key, drivers.clone()));
+    let outcome = dial_home::run(dial, LISTENER_VERSION, state, shutdown).await;
+    drivers.shutdown().await;
+    outcome
 }
