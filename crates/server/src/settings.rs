@@ -20,6 +20,39 @@ pub struct Settings {
     pub security: SecuritySettings,
     pub log: LogSettings,
     pub limits: LimitSettings,
+    #[serde(default)]
+    pub cluster: ClusterSettings,
+}
+
+/// Several instances as one (docs/operations.md, "Running several instances"). Without
+/// `nats_url` this instance is alone and nothing is shared.
+#[derive(Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSettings {
+    /// `nats://host:port` (or `tls://`), comma-separated for several servers.
+    pub nats_url: Option<String>,
+    pub nats_user: Option<String>,
+    pub nats_password: Option<String>,
+    pub nats_token: Option<String>,
+    /// A CA bundle (PEM) to verify the NATS servers' certificates; turns TLS on.
+    pub nats_ca_file: Option<PathBuf>,
+    /// The first element of every subject (several roomlink deployments on one NATS).
+    pub subject_prefix: Option<String>,
+}
+
+// Passwords and tokens never print.
+impl std::fmt::Debug for ClusterSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |v: &Option<String>| v.as_ref().map(|_| "[redacted]");
+        f.debug_struct("ClusterSettings")
+            .field("nats_url", &self.nats_url)
+            .field("nats_user", &self.nats_user)
+            .field("nats_password", &redacted(&self.nats_password))
+            .field("nats_token", &redacted(&self.nats_token))
+            .field("nats_ca_file", &self.nats_ca_file)
+            .field("subject_prefix", &self.subject_prefix)
+            .finish()
+    }
 }
 
 /// Abuse limits; a zero rate (or bound) turns that limit off.
@@ -353,6 +386,12 @@ pub const KNOWN: &[&str] = &[
     "limits.token_burst",
     "limits.auth_failures_per_minute",
     "limits.max_header_bytes",
+    "cluster.nats_url",
+    "cluster.nats_user",
+    "cluster.nats_password",
+    "cluster.nats_token",
+    "cluster.nats_ca_file",
+    "cluster.subject_prefix",
 ];
 
 /// The allowed values of a numeric setting.

@@ -12,6 +12,7 @@ mod helpers;
 mod limits;
 mod listeners;
 mod listing;
+mod outbound;
 mod real_rooms;
 mod reference;
 mod relay_clients;
