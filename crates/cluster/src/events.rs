@@ -1,6 +1,7 @@
 //! The event bus over NATS: every instance publishes [`ClusterEvent`]s as JSON on
 //! `{prefix}.events` and hands those it hears to its [`LocalBus`].
 
+use crate::redact::JsonError;
 use async_nats::Client;
 use async_nats::connection::State;
 use futures::StreamExt;
@@ -38,7 +39,7 @@ impl EventBus for NatsBus {
         let payload = match serde_json::to_vec(&event) {
             Ok(payload) => payload,
             Err(e) => {
-                warn!(kind, error = %e, "cluster: event not serializable");
+                warn!(kind, error = %JsonError(&e), "cluster: event not serializable");
                 return;
             }
         };
@@ -64,8 +65,7 @@ pub(crate) fn deliver_heard(
         while let Some(message) = subscriber.next().await {
             match serde_json::from_slice::<ClusterEvent>(&message.payload) {
                 Ok(event) => local.deliver(&event),
-                // The payload is not logged: what it holds is unknown.
-                Err(e) => warn!(error = %e, "cluster: malformed event skipped"),
+                Err(e) => warn!(error = %JsonError(&e), "cluster: malformed event skipped"),
             }
         }
         debug!("cluster: event subscription ended");

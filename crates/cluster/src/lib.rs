@@ -15,6 +15,7 @@
 
 mod events;
 mod links;
+mod redact;
 mod settings;
 mod subject;
 

@@ -1,6 +1,7 @@
 //! Requests to outbound listeners wherever their connection is held: here through the local
 //! registry, elsewhere as a NATS request to the holder, which serves `{prefix}.links.{id}`.
 
+use crate::redact::JsonError;
 use crate::subject::Subjects;
 use async_nats::connection::State;
 use async_nats::{Client, Message, Request, RequestErrorKind};
@@ -74,7 +75,7 @@ impl ListenerLinks for ClusterLinks {
             timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
         };
         let payload = serde_json::to_vec(&call).map_err(|e| {
-            warn!(error = %e, "cluster: link request not serializable");
+            warn!(error = %JsonError(&e), "cluster: link request not serializable");
             LinkFailure::Offline
         })?;
         let sent = self.client.send_request(
@@ -99,7 +100,7 @@ impl ListenerLinks for ClusterLinks {
             Ok(Ok(reply)) => reply,
         };
         serde_json::from_slice::<LinkReply>(&reply.payload).unwrap_or_else(|e| {
-            warn!(%listener, error = %e, "cluster: undecodable link reply");
+            warn!(%listener, error = %JsonError(&e), "cluster: undecodable link reply");
             Err(LinkFailure::Offline)
         })
     }
@@ -188,7 +189,7 @@ async fn serve(
             (reply, deadline)
         }
         Err(e) => {
-            warn!(%listener, error = %e, "cluster: malformed link request");
+            warn!(%listener, error = %JsonError(&e), "cluster: malformed link request");
             (
                 Err(LinkFailure::Offline),
                 Instant::now() + MALFORMED_REPLY_WAIT,
@@ -198,7 +199,7 @@ async fn serve(
     let payload = match serde_json::to_vec(&reply) {
         Ok(payload) => payload,
         Err(e) => {
-            warn!(%listener, error = %e, "cluster: link reply not serializable");
+            warn!(%listener, error = %JsonError(&e), "cluster: link reply not serializable");
             return;
         }
     };
