@@ -22,6 +22,8 @@ pub struct Running {
     pub services: Services,
     /// Outbound listeners' connections held here.
     pub links: Arc<LinkRegistry>,
+    /// Kept for its background tasks (NATS subscriptions).
+    pub cluster: Option<roomlink_cluster::Cluster>,
     pub background: Background,
 }
 
@@ -43,7 +45,11 @@ pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
 
 /// Serves the given wiring (tests wire it with a hand-moved clock).
 pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<Running> {
-    let Wiring { services, links } = wiring;
+    let Wiring {
+        services,
+        links,
+        cluster,
+    } = wiring;
     let listener = TcpListener::bind(&settings.server.bind)
         .with_context(|| format!("cannot listen on {}", settings.server.bind))?;
     let address = listener.local_addr()?;
@@ -64,6 +70,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         server,
         services,
         links,
+        cluster,
         background,
     })
 }
@@ -81,6 +88,8 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
         server,
         background,
         links,
+        // Held to the end: dropping it would leave the cluster mid-shutdown.
+        cluster: _cluster,
         ..
     } = running;
     let mut server = std::pin::pin!(server);

@@ -11,6 +11,7 @@ use anyhow::Context;
 use roomlink_crypto::{Passwords, Sealer, ServiceKey};
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
+use roomlink_domain::secret::Secret;
 use roomlink_domain::service::pairing::PairingPolicy;
 use roomlink_domain::service::{Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
@@ -119,6 +120,9 @@ fn url_host(url: &str) -> &str {
 pub struct Wiring {
     pub services: Services,
     pub links: Arc<LinkRegistry>,
+    /// The connection to the other instances, when `cluster.nats_url` is set; its tasks live
+    /// as long as this does.
+    pub cluster: Option<roomlink_cluster::Cluster>,
 }
 
 /// Every use case, wired to real adapters, for serving: a missing SQLite file is created
@@ -143,11 +147,13 @@ pub async fn admin_services(settings: &Settings, create_sqlite: bool) -> anyhow:
     Ok(wiring.services)
 }
 
+/// `serving`: for `roomlink serve` (adapters named in the log, the cluster joined); an admin
+/// command is neither.
 async fn wire(
     settings: &Settings,
     migrate: bool,
     create_sqlite: bool,
-    log_adapters: bool,
+    serving: bool,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<Wiring> {
     // Where the SQLite file may not be created, the database first: a refusal must not leave
@@ -161,7 +167,7 @@ async fn wire(
         (store, service_key(settings)?)
     };
     let (platform, described) = platform_described(settings)?;
-    if log_adapters {
+    if serving {
         log_wiring(settings, &described);
     }
     let policies = Policies {
@@ -174,10 +180,25 @@ async fn wire(
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
-    let registry = Arc::new(LinkRegistry::new(instance));
-    let bus = Arc::new(LocalBus::default());
-    let links: Arc<dyn ListenerLinks> = registry.clone();
-    let events: Arc<dyn EventBus> = bus.clone();
+    let registry = Arc::new(LinkRegistry::new(instance.clone()));
+    let cluster = match &settings.cluster.nats_url {
+        Some(url) if serving => Some(join_cluster(settings, url, instance).await?),
+        _ => None,
+    };
+    // Alone: events stay in this process and only its own sockets are reachable. In a
+    // cluster: events go to every instance, and a listener held elsewhere is asked over NATS.
+    let (bus, events, links): (Arc<LocalBus>, Arc<dyn EventBus>, Arc<dyn ListenerLinks>) =
+        match &cluster {
+            None => {
+                let bus = Arc::new(LocalBus::default());
+                (bus.clone(), bus, registry.clone())
+            }
+            Some(cluster) => {
+                let links = cluster.links(registry.clone());
+                registry.observe(links.clone());
+                (cluster.local_bus(), cluster.bus(), links)
+            }
+        };
     let client = HttpListenerClient::new(ClientConfig {
         command_timeout: Duration::from_millis(settings.listener.command_timeout_ms),
         ..ClientConfig::default()
@@ -202,7 +223,39 @@ async fn wire(
     Ok(Wiring {
         services,
         links: registry,
+        cluster,
     })
+}
+
+/// Joins the other instances over NATS (`cluster.*`). Returns at once: the connection is made,
+/// and remade after an outage, in the background.
+async fn join_cluster(
+    settings: &Settings,
+    url: &str,
+    instance: String,
+) -> anyhow::Result<roomlink_cluster::Cluster> {
+    let c = &settings.cluster;
+    let nats = roomlink_cluster::ClusterSettings {
+        url: url.to_owned(),
+        user: c.nats_user.clone(),
+        password: c.nats_password.clone().map(Secret::new),
+        token: c.nats_token.clone().map(Secret::new),
+        tls: false,
+        ca_file: c.nats_ca_file.clone(),
+        subject_prefix: c
+            .subject_prefix
+            .clone()
+            .unwrap_or_else(|| roomlink_cluster::DEFAULT_PREFIX.to_owned()),
+    };
+    let cluster = roomlink_cluster::connect(&nats, instance.clone())
+        .await
+        .context("cluster.nats_url: cannot use the NATS settings")?;
+    tracing::info!(
+        instance = %instance,
+        "cluster: instance {instance} on NATS at {}",
+        url.split(',').map(url_host).collect::<Vec<_>>().join(", ")
+    );
+    Ok(cluster)
 }
 
 /// One startup line per adapter besides the database (logged when connecting): what an

@@ -20,8 +20,10 @@
 #[path = "api/helpers.rs"]
 #[allow(dead_code)] // shared with the API tests; this target uses part of it
 mod helpers;
+mod support;
 
 use helpers::{Backend, TestApp, assert_error, json};
+use support::service::{Service, sigkill, token};
 use reqwest::{Method, StatusCode};
 use roomlink_listener_sim::SimConfig;
 use serde_json::{Value, json};
@@ -725,7 +727,6 @@ async fn misbehaving_listeners() {
 // SIGKILL during a CSV upload
 // ---------------------------------------------------------------------------------------------
 
-const BIN: &str = env!("CARGO_BIN_EXE_roomlink");
 
 /// A body just under the 1 MiB bound.
 const CSV_BYTES: usize = 1_000_000;
@@ -751,116 +752,6 @@ fn big_csv() -> (Vec<u8>, usize) {
         rows += 1;
     }
     (csv, rows)
-}
-
-/// The real binary on one database.
-struct Service {
-    dir: tempfile::TempDir,
-    database_url: String,
-}
-
-impl Service {
-    fn command(&self) -> Command {
-        let mut command = Command::new(BIN);
-        command
-            .current_dir(self.dir.path())
-            .env_remove("RUST_LOG")
-            .env("ROOMLINK__DATABASE__URL", &self.database_url)
-            .env(
-                "ROOMLINK__SECURITY__SERVICE_KEY_FILE",
-                self.dir.path().join("service.key"),
-            )
-            .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
-            .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
-            .env("ROOMLINK__SERVER__WORKERS", "1")
-            .env("ROOMLINK__LOG__FORMAT", "json")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-
-    fn admin(&self, args: &[&str], stdin: &str) {
-        let mut child = self.command().args(args).spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    /// An enterprise and a read-write user `<name>-ops`.
-    fn tenant(&self, name: &str) {
-        self.admin(&["admin", "enterprise", "create", name], "");
-        self.admin(
-            &[
-                "admin",
-                "user",
-                "create",
-                "--enterprise",
-                name,
-                "--username",
-                &format!("{name}-ops"),
-                "--role",
-                "ROLE_READWRITE",
-                "--password-stdin",
-            ],
-            &format!("{name}-password-1\n"),
-        );
-    }
-
-    /// Starts serving; the child and `host:port` once it listens.
-    fn serve(&self) -> (Child, String) {
-        let mut child = self.command().stdin(Stdio::null()).spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (send, receive) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut announced = false;
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if announced {
-                    continue; // keep draining so the child never blocks on a full pipe
-                }
-                let Ok(log) = serde_json::from_str::<Value>(&line) else {
-                    continue;
-                };
-                if log["fields"]["message"] == "roomlink is listening" {
-                    announced = true;
-                    let _ = send.send(log["fields"]["address"].as_str().unwrap().to_owned());
-                }
-            }
-        });
-        let address = receive
-            .recv_timeout(Duration::from_secs(60))
-            .expect("roomlink starts listening");
-        (child, address)
-    }
-}
-
-fn sigkill(mut child: Child) {
-    child.kill().unwrap(); // SIGKILL on Unix
-    child.wait().unwrap();
-}
-
-async fn token(client: &reqwest::Client, address: &str, enterprise: &str) -> String {
-    let response = client
-        .post(format!("http://{address}/api/auth/accesstokens"))
-        .basic_auth(
-            format!("{enterprise}-ops"),
-            Some(format!("{enterprise}-password-1")),
-        )
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = json(response).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["accessToken"].as_str().unwrap().to_owned()
 }
 
 async fn names(client: &reqwest::Client, address: &str, token: &str) -> HashSet<String> {
@@ -946,7 +837,7 @@ fn upload(address: &str, token: &str, body: &[u8]) -> String {
 
 async fn sigkill_during_csv_upload(backend: &str, database_url: String, dir: tempfile::TempDir) {
     let postgres = database_url.starts_with("postgres");
-    let service = Service { dir, database_url };
+    let service = Service::new(dir, database_url);
     let (csv, rows) = big_csv();
     let expected: HashSet<String> = (0..rows).map(|i| format!("Room {i:05}")).collect();
     let mut points = vec![

@@ -1,0 +1,386 @@
+//! Several instances as one (issue #14): three `roomlink serve` processes on one PostgreSQL
+//! database and one real `nats-server` of the test's own, with an outbound listener (the
+//! simulator) connected to one of them.
+//!
+//! Proves: a command sent to any instance reaches the listener wherever it is connected; a
+//! token deleted through one instance is refused by another at once (not after the 5 s cache);
+//! killing the holding instance moves the listener to another and commands work again, while
+//! commands in flight end with `ListenerOffline` or `CommandTimedOut`; the endpoint limit holds
+//! across instances; a listener cannot connect with another listener's secret; and a NATS
+//! restart heals without restarting roomlink. Needs `ROOMLINK_TEST_DATABASE_URL` (CI sets it)
+//! and `nats-server` on the PATH or in /usr/sbin (CI installs it).
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
+
+mod support;
+
+use reqwest::{Method, StatusCode};
+use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
+use roomlink_listener_sim::{SimConfig, SimState, Surface};
+use serde_json::{Value, json};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use support::service::{Service, sigkill, token};
+
+const COMMAND_TIMEOUT_MS: u64 = 3000;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `nats-server` of the test's own on a loopback port, stopped when dropped.
+struct Nats {
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Nats {
+    fn binary() -> PathBuf {
+        ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+            .unwrap_or_else(|| PathBuf::from("nats-server"))
+    }
+
+    fn start(port: u16) -> Nats {
+        let child = Command::new(Self::binary())
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server (Debian package nats-server) runs");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Nats {
+            port,
+            child: Some(child),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    fn stop(&mut self) {
+        if let Some(child) = self.child.take() {
+            sigkill(child);
+        }
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Instances that are killed when the test ends, however it ends.
+struct Instances(Vec<Option<Child>>);
+
+impl Instances {
+    fn kill(&mut self, i: usize) {
+        if let Some(child) = self.0[i].take() {
+            sigkill(child);
+        }
+    }
+}
+
+impl Drop for Instances {
+    fn drop(&mut self) {
+        for i in 0..self.0.len() {
+            self.kill(i);
+        }
+    }
+}
+
+struct Client {
+    http: reqwest::Client,
+    token: String,
+}
+
+impl Client {
+    async fn call(&self, method: Method, url: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut request = self
+            .http
+            .request(method, url)
+            .header("X-Access-Token", &self.token)
+            .timeout(Duration::from_millis(COMMAND_TIMEOUT_MS * 3));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let bytes = response.bytes().await.unwrap();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        (status, body)
+    }
+}
+
+/// Polls `check` until it is true, at most `within`; returns how long it took.
+async fn until<F, Fut>(what: &str, within: Duration, mut check: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = Instant::now();
+    loop {
+        if check().await {
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < within, "{what}: not within {within:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_instances_act_as_one() {
+    let Some(database) = roomlink_store::testing::TestDatabase::create().await else {
+        eprintln!("three_instances_act_as_one: SKIPPED (set ROOMLINK_TEST_DATABASE_URL)");
+        return;
+    };
+    let mut nats = Nats::start(free_port());
+    let mut service = Service::new(tempfile::tempdir().unwrap(), database.url().to_owned());
+    service.env = vec![
+        ("ROOMLINK__CLUSTER__NATS_URL".into(), nats.url()),
+        (
+            "ROOMLINK__LISTENER__COMMAND_TIMEOUT_MS".into(),
+            COMMAND_TIMEOUT_MS.to_string(),
+        ),
+        ("ROOMLINK__LISTENER__STATUS_POLL_INTERVAL_MS".into(), "1000".into()),
+    ];
+    service.tenant("acme");
+    service.admin(&["admin", "enterprise", "set-limit", "acme", "3"], "");
+    let mut children = Vec::new();
+    let mut bases = Vec::new();
+    for _ in 0..3 {
+        let (child, address) = service.serve();
+        children.push(Some(child));
+        bases.push(format!("http://{address}"));
+    }
+    let mut instances = Instances(children);
+    let [a, b, c] = [&bases[0], &bases[1], &bases[2]];
+    let http = reqwest::Client::new();
+    let client = Client {
+        token: token(&http, a.trim_start_matches("http://"), "acme").await,
+        http: http.clone(),
+    };
+
+    // An outbound listener that tries A first, then B, then C.
+    let (status, listener) = client
+        .call(
+            Method::POST,
+            &format!("{a}/api/listenerservices"),
+            Some(json!({"name": "Site", "connection": "outbound"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{listener}");
+    let listener_id = listener["id"].as_str().unwrap().to_owned();
+    let secret = listener["secret"].as_str().unwrap().to_owned();
+    let state = Arc::new(SimState::new(SimConfig {
+        secret: Some(secret.clone()),
+        ..SimConfig::default()
+    }));
+    let (control, _control) =
+        roomlink_listener_sim::serve("127.0.0.1:0", state.clone(), Surface::Control, 1, false)
+            .await
+            .unwrap();
+    let settings = DialHomeSettings {
+        urls: bases.clone(),
+        listener_id: listener_id.clone(),
+        secret: ListenerSecret::new(&secret).unwrap(),
+        ca_file: None,
+        timing: Timing {
+            initial_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(500),
+            ..Timing::default()
+        },
+    };
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(roomlink_listener_sim::dial_home(settings, state, async {
+        let _ = stopped.await;
+    }));
+    let shown_connected = |base: String| {
+        let url = format!("{base}/api/listenerservices/{listener_id}");
+        let client = &client;
+        async move { client.call(Method::GET, &url, None).await.1["connected"] == true }
+    };
+    until("connected, as C sees it", Duration::from_secs(10), || {
+        shown_connected(c.clone())
+    })
+    .await;
+
+    // Endpoints through B; a command through C reaches the listener held by A.
+    let (status, endpoint) = client
+        .call(
+            Method::POST,
+            &format!("{b}/api/endpoints"),
+            Some(json!({
+                "name": "Boardroom", "ipAddress": "127.77.6.1", "controlProtocol": "TANDBERG_SSH",
+                "listenerServiceId": listener_id, "username": "admin", "password": "room-pw-secret"
+            })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{endpoint}");
+    let room = endpoint["id"].as_str().unwrap().to_owned();
+    let (status, body) = client
+        .call(Method::POST, &format!("{c}/api/endpoints/{room}/join?meetingid=4242"), None)
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let seen: Value = http
+        .get(format!("http://{control}/sim/endpoints/127.77.6.1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(seen["lastMeetingId"], "4242", "{seen}");
+    // The holder polls the listener's statuses; every instance serves them.
+    until("a polled status, as B sees it", Duration::from_secs(10), || {
+        let url = format!("{b}/api/endpoints/status");
+        let client = &client;
+        async move {
+            let (_, statuses) = client.call(Method::GET, &url, None).await;
+            statuses[0]["callActive"] == true
+        }
+    })
+    .await;
+
+    // The endpoint limit (3) holds across instances.
+    for (i, base) in [a, b, c].into_iter().enumerate() {
+        let (status, body) = client
+            .call(
+                Method::POST,
+                &format!("{base}/api/endpoints"),
+                Some(json!({"name": format!("Room {i}"), "ipAddress": format!("127.77.6.{}", i + 2)})),
+            )
+            .await;
+        let expected = if i < 2 { 200 } else { 403 };
+        assert_eq!(status.as_u16(), expected, "{base}: {body}");
+    }
+
+    // A token deleted through A is refused by C at once, not after C's 5 s cache.
+    let doomed = token(&http, a.trim_start_matches("http://"), "acme").await;
+    let on_c = |t: String| {
+        let http = http.clone();
+        let url = format!("{c}/api/endpoints");
+        async move {
+            http.get(url)
+                .header("X-Access-Token", t)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(on_c(doomed.clone()).await, StatusCode::OK, "cached on C");
+    let (status, _) = client
+        .call(Method::DELETE, &format!("{a}/api/auth/accesstokens/{doomed}"), None)
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let took = until("the deleted token refused by C", Duration::from_secs(2), || {
+        let status = on_c(doomed.clone());
+        async move { status.await == StatusCode::UNAUTHORIZED }
+    })
+    .await;
+    eprintln!("deleted token refused by another instance after {took:?}");
+
+    // Another listener's secret does not open this one.
+    let (_, other) = client
+        .call(
+            Method::POST,
+            &format!("{b}/api/listenerservices"),
+            Some(json!({"name": "Other", "connection": "outbound"})),
+        )
+        .await;
+    let refused = http
+        .get(format!("{b}/api/listenerservices/{}/connect", other["id"].as_str().unwrap()))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+
+    // A command in flight when the holder dies ends within the timeout, with one of the two
+    // answers a client can act on.
+    let hang = http
+        .put(format!("http://{control}/sim/endpoints/127.77.6.1/fault"))
+        .json(&json!({"fault": "listener_hang"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(hang.status().is_success());
+    let in_flight = {
+        let url = format!("{b}/api/endpoints/{room}/hangup");
+        let http = http.clone();
+        let token = client.token.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let response = http
+                .post(url)
+                .header("X-Access-Token", token)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            (status, body, started.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    instances.kill(0);
+    let (status, body, took) = in_flight.await.unwrap();
+    assert!(
+        matches!(body["errorName"].as_str(), Some("ListenerOffline" | "CommandTimedOut")),
+        "{status}: {body}"
+    );
+    assert!(took < Duration::from_millis(COMMAND_TIMEOUT_MS + 2000), "{took:?}");
+    let _ = http
+        .delete(format!("http://{control}/sim/endpoints/127.77.6.1/fault"))
+        .send()
+        .await;
+
+    // The listener reconnects to B or C, and commands through C work again.
+    let took = until("a command through C after A died", Duration::from_secs(15), || {
+        let url = format!("{c}/api/endpoints/{room}/mutemicrophone");
+        let client = &client;
+        async move { client.call(Method::POST, &url, None).await.0 == StatusCode::NO_CONTENT }
+    })
+    .await;
+    eprintln!("commands worked again {took:?} after the holder was killed");
+
+    // NATS restarts under traffic: the instances heal without a restart of their own.
+    nats.stop();
+    let down = client
+        .call(Method::GET, &format!("{c}/api/endpoints"), None)
+        .await
+        .0;
+    assert_eq!(down, StatusCode::OK, "reads do not need NATS");
+    let port = nats.port;
+    let _nats = Nats::start(port);
+    let took = until("commands through B and C after NATS restarted", Duration::from_secs(20), || {
+        let client = &client;
+        let (b, c, room) = (b.clone(), c.clone(), room.clone());
+        async move {
+            let mut ok = true;
+            for base in [b, c] {
+                let url = format!("{base}/api/endpoints/{room}/unmutemicrophone");
+                ok &= client.call(Method::POST, &url, None).await.0 == StatusCode::NO_CONTENT;
+            }
+            ok
+        }
+    })
+    .await;
+    eprintln!("commands through every instance worked again {took:?} after NATS restarted");
+}
