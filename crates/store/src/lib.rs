@@ -80,6 +80,7 @@ mod endpoints;
 mod enterprises;
 mod error;
 mod failures;
+mod links;
 mod listeners;
 mod migrate;
 mod models;
