@@ -12,7 +12,7 @@ use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use roomlink_domain::Error;
 use roomlink_domain::access::{Role, RoleSet};
-use roomlink_domain::endpoint::value::{FieldValue, HttpUrl};
+use roomlink_domain::endpoint::value::{FieldValue, HttpUrl, TextValue};
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile, EndpointRecord};
 use roomlink_domain::enterprise::{Enterprise, ServiceUser};
 use roomlink_domain::enums::ClientDeviceType;
@@ -325,8 +325,10 @@ fn connection_from_columns(
     base_url: String,
 ) -> Result<ListenerConnection, Error> {
     match connection {
-        INBOUND => Ok(ListenerConnection::Inbound(HttpUrl::from_stored(
-            "baseUrl", base_url,
+        // Parsed again, not trusted like other stored text: '' is an outbound listener's
+        // placeholder and must never become an inbound listener's URL.
+        INBOUND => Ok(ListenerConnection::Inbound(HttpUrl::parse_text(
+            "baseUrl", &base_url,
         )?)),
         OUTBOUND => Ok(ListenerConnection::Outbound),
         other => Err(Error::invalid(format!(
