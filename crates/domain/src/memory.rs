@@ -211,6 +211,7 @@ impl EnterpriseStore for MemoryStore {
             endpoints,
             endpoint_positions,
             listeners,
+            links,
             pairing_codes,
             paired,
             statuses,
@@ -224,6 +225,7 @@ impl EnterpriseStore for MemoryStore {
         users.retain(|u| u.enterprise_id != *id);
         tokens.retain(|t| t.enterprise_id() != id);
         listeners.retain(|l| l.enterprise_id != *id);
+        links.retain(|link| listeners.iter().any(|l| l.id == link.listener_id));
         pairing_codes.retain(|p| p.enterprise_id != *id);
         paired.retain(|p| p.enterprise_id != *id);
         statuses.retain(|(e, _), _| e != id);

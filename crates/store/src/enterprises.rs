@@ -4,8 +4,8 @@ use crate::DbStore;
 use crate::error::{DbError, is_unique_violation};
 use crate::models::{EnterpriseRow, UserRow};
 use crate::schema::{
-    access_tokens, endpoint_statuses, endpoints, enterprises, failures, listener_services,
-    paired_statuses, pairing_codes, service_users,
+    access_tokens, endpoint_statuses, endpoints, enterprises, failures, listener_links,
+    listener_services, paired_statuses, pairing_codes, service_users,
 };
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -159,6 +159,17 @@ impl EnterpriseStore for DbStore {
             diesel::delete(endpoints::table.filter(endpoints::enterprise_id.eq(id)))
                 .execute(c)
                 .await?;
+            diesel::delete(
+                listener_links::table.filter(
+                    listener_links::listener_id.eq_any(
+                        listener_services::table
+                            .filter(listener_services::enterprise_id.eq(id))
+                            .select(listener_services::id),
+                    ),
+                ),
+            )
+            .execute(c)
+            .await?;
             diesel::delete(
                 listener_services::table.filter(listener_services::enterprise_id.eq(id)),
             )

@@ -80,6 +80,8 @@ mod endpoints;
 mod enterprises;
 mod error;
 mod failures;
+mod lease;
+mod links;
 mod listeners;
 mod migrate;
 mod models;
@@ -105,6 +107,8 @@ pub struct DbStore {
     pool: DbPool,
     target: Target,
     timeout: Duration,
+    /// The poll lease's own PostgreSQL connection (see `lease`); unused on SQLite.
+    lease: tokio::sync::Mutex<Option<lease::LeaseConn>>,
 }
 
 impl std::fmt::Debug for DbStore {
@@ -143,6 +147,7 @@ impl DbStore {
             pool: DbPool::build(&target, config)?,
             timeout: config.connect_timeout,
             target,
+            lease: tokio::sync::Mutex::new(None),
         };
         store.check().await.map_err(|e| {
             // The pool's wrapping ("Error occurred while creating a new object") says nothing.

@@ -57,6 +57,18 @@ impl ListenerStore for DbStore {
         })
     }
 
+    async fn listener_by_id(&self, id: &ListenerServiceId) -> Result<Option<ListenerService>> {
+        db_run!(self, |c| {
+            let row: Option<ListenerRow> = listener_services::table
+                .filter(listener_services::id.eq(id.as_str()))
+                .select(ListenerRow::as_select())
+                .first(c)
+                .await
+                .optional()?;
+            Ok(row.map(ListenerRow::into_domain).transpose()?)
+        })
+    }
+
     async fn update_listener(&self, listener: &ListenerService) -> Result<bool> {
         let row = ListenerRow::new(listener);
         db_run!(self, |c| {
@@ -89,6 +101,7 @@ impl ListenerStore for DbStore {
                     listener::in_use(id, usize::try_from(users).unwrap_or(usize::MAX)).into(),
                 );
             }
+            // Its listener_links row goes by ON DELETE CASCADE.
             let n = diesel::delete(
                 listener_services::table
                     .filter(listener_services::enterprise_id.eq(enterprise.as_str()))

@@ -12,14 +12,16 @@ use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use roomlink_domain::Error;
 use roomlink_domain::access::{Role, RoleSet};
-use roomlink_domain::endpoint::value::{FieldValue, HttpUrl};
+use roomlink_domain::endpoint::value::{FieldValue, HttpUrl, TextValue};
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile, EndpointRecord};
 use roomlink_domain::enterprise::{Enterprise, ServiceUser};
 use roomlink_domain::enums::ClientDeviceType;
 use roomlink_domain::ids::{
     EndpointId, EnterpriseId, FailureId, ListenerServiceId, PairingCodeId, TokenId, UserId,
 };
-use roomlink_domain::listener::{ListenerProfile, ListenerService};
+use roomlink_domain::listener::{
+    LinkPresence, ListenerConnection, ListenerProfile, ListenerService,
+};
 use roomlink_domain::pairing::{PairedStatus, PairingCode};
 use roomlink_domain::secret::SealedSecret;
 use roomlink_domain::status::{EndpointStatus, Failure};
@@ -300,22 +302,57 @@ pub(crate) struct ListenerRow {
     pub point_of_contact: Option<String>,
     pub secret_key_id: String,
     pub secret_ciphertext: Vec<u8>,
+    pub connection: String,
+}
+
+/// The stored `connection`s.
+const INBOUND: &str = "inbound";
+const OUTBOUND: &str = "outbound";
+
+/// `(connection, base_url)` as stored: an outbound listener's base_url is '' (the column
+/// stays NOT NULL; see the outbound_listeners migration).
+fn connection_columns(c: &ListenerConnection) -> (String, String) {
+    match c {
+        ListenerConnection::Inbound(url) => (INBOUND.to_owned(), url.to_stored()),
+        ListenerConnection::Outbound => (OUTBOUND.to_owned(), String::new()),
+    }
+}
+
+/// The inverse of [`connection_columns`]. Anything else fails like a field that no longer
+/// parses: the caller reports the row as corrupt (an internal error).
+fn connection_from_columns(
+    connection: &str,
+    base_url: String,
+) -> Result<ListenerConnection, Error> {
+    match connection {
+        // Parsed again, not trusted like other stored text: '' is an outbound listener's
+        // placeholder and must never become an inbound listener's URL.
+        INBOUND => Ok(ListenerConnection::Inbound(HttpUrl::parse_text(
+            "baseUrl", &base_url,
+        )?)),
+        OUTBOUND => Ok(ListenerConnection::Outbound),
+        other => Err(Error::invalid(format!(
+            "connection: '{other}' is neither {INBOUND} nor {OUTBOUND}"
+        ))),
+    }
 }
 
 impl ListenerRow {
     pub fn new(l: &ListenerService) -> Self {
         let p = &l.profile;
+        let (connection, base_url) = connection_columns(&p.connection);
         ListenerRow {
             id: l.id.as_str().to_owned(),
             enterprise_id: l.enterprise_id.as_str().to_owned(),
             name: p.name.to_stored(),
-            base_url: p.base_url.to_stored(),
+            base_url,
             asset_id: p.asset_id.as_ref().map(FieldValue::to_stored),
             external_id: p.external_id.as_ref().map(FieldValue::to_stored),
             location: p.location.as_ref().map(FieldValue::to_stored),
             point_of_contact: p.point_of_contact.as_ref().map(FieldValue::to_stored),
             secret_key_id: l.secret.key_id.clone(),
             secret_ciphertext: l.secret.ciphertext.clone(),
+            connection,
         }
     }
 
@@ -330,7 +367,7 @@ impl ListenerRow {
         let restore = || -> Result<ListenerProfile, Error> {
             Ok(ListenerProfile {
                 name: FieldValue::from_stored("name", self.name)?,
-                base_url: HttpUrl::from_stored("baseUrl", self.base_url)?,
+                connection: connection_from_columns(&self.connection, self.base_url)?,
                 asset_id: opt("assetId", self.asset_id)?,
                 external_id: opt("externalId", self.external_id)?,
                 location: opt("location", self.location)?,
@@ -347,6 +384,43 @@ impl ListenerRow {
                 ciphertext: self.secret_ciphertext,
             },
         })
+    }
+}
+
+/// An outbound listener's connection ([`LinkPresence`]).
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(
+    table_name = listener_links,
+    check_for_backend(Pg, Sqlite),
+    treat_none_as_default_value = false
+)]
+pub(crate) struct LinkRow {
+    pub listener_id: String,
+    pub instance: String,
+    pub since_ms: i64,
+    pub version: Option<String>,
+    pub seen_ms: i64,
+}
+
+impl LinkRow {
+    pub fn new(p: &LinkPresence) -> Self {
+        LinkRow {
+            listener_id: p.listener_id.as_str().to_owned(),
+            instance: p.instance.clone(),
+            since_ms: p.since_ms,
+            version: p.version.clone(),
+            seen_ms: p.seen_ms,
+        }
+    }
+
+    pub fn into_domain(self) -> LinkPresence {
+        LinkPresence {
+            listener_id: ListenerServiceId::from_trusted(self.listener_id),
+            instance: self.instance,
+            since_ms: self.since_ms,
+            version: self.version,
+            seen_ms: self.seen_ms,
+        }
     }
 }
 

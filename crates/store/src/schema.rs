@@ -56,6 +56,18 @@ diesel::table! {
         point_of_contact -> Nullable<Text>,
         secret_key_id -> Text,
         secret_ciphertext -> Binary,
+        /// `inbound` or `outbound`; an outbound listener's base_url is ''.
+        connection -> Text,
+    }
+}
+
+diesel::table! {
+    listener_links (listener_id) {
+        listener_id -> Text,
+        instance -> Text,
+        since_ms -> BigInt,
+        version -> Nullable<Text>,
+        seen_ms -> BigInt,
     }
 }
 
@@ -151,12 +163,14 @@ diesel::table! {
 }
 
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
+diesel::joinable!(listener_links -> listener_services (listener_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     enterprises,
     service_users,
     access_tokens,
     listener_services,
+    listener_links,
     endpoints,
     pairing_codes,
     paired_statuses,

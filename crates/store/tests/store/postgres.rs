@@ -7,7 +7,7 @@ use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use roomlink_domain::ErrorKind;
 use roomlink_domain::ids::EnterpriseId;
-use roomlink_domain::ports::{EndpointStore, EnterpriseStore, StoreHealth};
+use roomlink_domain::ports::{EndpointStore, EnterpriseStore, PollLease, StoreHealth};
 use roomlink_store::testing::TestDatabase;
 use roomlink_store::{Backend, DbConfig, DbStore, StoreError};
 use std::time::Duration;
@@ -52,7 +52,8 @@ async fn migrate_creates_the_schema_once() {
         store.migrate().await.unwrap(),
         [
             "2025-11-22-000000_initial",
-            "2026-01-10-000000_user_disabled"
+            "2026-01-10-000000_user_disabled",
+            "2026-11-24-000000_outbound_listeners"
         ]
     );
     let migrated = schema(db.url()).await;
@@ -61,6 +62,10 @@ async fn migrate_creates_the_schema_once() {
         "access_tokens.token_hash text",
         "endpoints.elevation double precision",
         "endpoint_statuses.call_active boolean",
+        "listener_services.connection text NO",
+        "listener_services.base_url text NO",
+        "listener_links.seen_ms bigint NO",
+        "listener_links.version text YES",
     ] {
         assert!(migrated.iter().any(|s| s.starts_with(column)), "{column}");
     }
@@ -190,4 +195,75 @@ async fn lost_database_is_storage_unavailable() {
     let ent = EnterpriseId::from_trusted("e1".into());
     let err = store.list_endpoints(&ent).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StorageUnavailable, "{err:?}");
+}
+
+/// Two instances on one database: one holds the poll lease, the other does not until the
+/// holder's session ends (its process died), and then takes it.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_store_holds_the_poll_lease_until_it_goes() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let first = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    first.migrate().await.unwrap();
+    let second = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    assert!(first.hold_poll_lease().await.unwrap());
+    assert!(!second.hold_poll_lease().await.unwrap());
+    assert!(first.hold_poll_lease().await.unwrap(), "still held");
+    assert!(!second.hold_poll_lease().await.unwrap(), "still not");
+
+    drop(first);
+    // The server notices the closed session a moment later.
+    let mut taken = false;
+    for _ in 0..50 {
+        if second.hold_poll_lease().await.unwrap() {
+            taken = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(taken, "the lease is taken over once its holder is gone");
+    assert!(second.hold_poll_lease().await.unwrap());
+}
+
+/// The lease's session killed (a server restart, a network cut): the next call notices, takes
+/// the lease again on a new connection, and nothing panics.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lost_lease_connection_is_replaced() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let store = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    store.migrate().await.unwrap();
+    assert!(store.hold_poll_lease().await.unwrap());
+    let mut admin = AsyncPgConnection::establish(db.url()).await.unwrap();
+    let killed = lines(
+        &mut admin,
+        "SELECT pg_terminate_backend(pid)::text AS s FROM pg_locks \
+         WHERE locktype = 'advisory' AND granted",
+    )
+    .await;
+    assert_eq!(killed, ["true"]);
+    let mut held = false;
+    for _ in 0..50 {
+        if store.hold_poll_lease().await.unwrap() {
+            held = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(held);
+}
+
+/// The server gone: not holding the lease, not an error.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_server_no_poll_lease() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let mut config = DbConfig::new(db.url());
+    config.connect_timeout = Duration::from_secs(2);
+    let store = DbStore::connect(&config).await.unwrap();
+    db.drop_now().await;
+    assert!(!store.hold_poll_lease().await.unwrap());
 }

@@ -49,7 +49,8 @@ async fn migrate_creates_the_schema_once() {
         store.migrate().await.unwrap(),
         [
             "2025-11-22-000000_initial",
-            "2026-01-10-000000_user_disabled"
+            "2026-01-10-000000_user_disabled",
+            "2026-11-24-000000_outbound_listeners"
         ]
     );
     let migrated = schema(&path);
@@ -59,6 +60,7 @@ async fn migrate_creates_the_schema_once() {
         "access_tokens",
         "endpoints",
         "listener_services",
+        "listener_links",
         "pairing_codes",
         "paired_statuses",
         "endpoint_statuses",
@@ -186,4 +188,58 @@ async fn a_missing_file_is_refused_unless_creation_is_allowed() {
     assert_eq!(store.location(), path.display().to_string());
     config.create_sqlite = false;
     DbStore::connect(&config).await.unwrap();
+}
+
+/// A stored `connection` neither inbound nor outbound, or an inbound listener without a usable
+/// base URL, is an internal error, not a panic.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listener_row_that_makes_no_sense_is_an_internal_error() {
+    use roomlink_domain::ErrorKind;
+    use roomlink_domain::enterprise::Enterprise;
+    use roomlink_domain::ids::{EnterpriseId, ListenerServiceId};
+    use roomlink_domain::listener::{ListenerService, decode_listener};
+    use roomlink_domain::ports::{EnterpriseStore, ListenerStore, PollLease, SecretSealer};
+    use roomlink_domain::secret::Secret;
+
+    let (store, dir) = support::sqlite_store().await;
+    let e = Enterprise {
+        id: EnterpriseId::from_trusted("e1".into()),
+        name: "acme".into(),
+        endpoint_limit: 10,
+        public_key: None,
+    };
+    store.create_enterprise(&e).await.unwrap();
+    let body = serde_json::json!({ "name": "out", "connection": "outbound" });
+    let l = ListenerService {
+        id: ListenerServiceId::from_trusted("l1".into()),
+        enterprise_id: e.id.clone(),
+        profile: decode_listener(body.as_object().unwrap()).unwrap().0,
+        secret: support::sealer()
+            .seal(&Secret::new("listener-secret-0123456789"), None)
+            .unwrap(),
+    };
+    store.insert_listener(&l).await.unwrap();
+    let mut conn =
+        SqliteConnection::establish(dir.path().join("roomlink.db").to_str().unwrap()).unwrap();
+    for (connection, base_url) in [("sideways", ""), ("inbound", ""), ("inbound", "ftp://x")] {
+        diesel::sql_query("UPDATE listener_services SET connection = ?, base_url = ?")
+            .bind::<Text, _>(connection)
+            .bind::<Text, _>(base_url)
+            .execute(&mut conn)
+            .unwrap();
+        let err = store.listener_by_id(&l.id).await.unwrap_err();
+        assert_eq!(
+            err.kind(),
+            ErrorKind::InternalError,
+            "{connection} {base_url}"
+        );
+        let err = store.list_listeners(&e.id).await.unwrap_err();
+        assert_eq!(
+            err.kind(),
+            ErrorKind::InternalError,
+            "{connection} {base_url}"
+        );
+    }
+    // The embedded database has one process: it always polls.
+    assert!(store.hold_poll_lease().await.unwrap());
 }

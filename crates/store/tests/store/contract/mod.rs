@@ -7,6 +7,7 @@ mod access;
 mod admin;
 mod csv;
 mod endpoints;
+mod links;
 mod pairing;
 mod records;
 
@@ -14,6 +15,7 @@ pub use access::*;
 pub use admin::*;
 pub use csv::*;
 pub use endpoints::*;
+pub use links::*;
 pub use pairing::*;
 pub use records::*;
 
@@ -73,6 +75,14 @@ macro_rules! contract_tests {
             users_listed_disabled_repassworded_and_deleted,
             user_tokens_are_revoked_and_no_others,
             deleting_an_enterprise_leaves_no_orphans,
+            outbound_listeners_round_trip,
+            listener_by_id_finds_across_enterprises,
+            links_replace_and_ignore_stale_downs,
+            links_seen_bumps_only_that_instance,
+            links_are_enterprise_scoped,
+            links_go_with_their_listener,
+            links_go_with_their_enterprise,
+            poll_lease_is_answered,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(
@@ -177,12 +187,31 @@ fn other_full_body(listener: &ListenerServiceId) -> Value {
 }
 
 async fn listener(h: &Harness, ent: &Enterprise, name: &str) -> ListenerService {
-    let (profile, _) = decode_listener(&object(json!({
-        "name": name, "baseUrl": "https://listener.corp.example:9001/api",
-        "assetId": "asset", "externalId": "ext", "location": "DC1",
-        "pointOfContact": "noc@corp.example"
-    })))
-    .unwrap();
+    listener_from(
+        h,
+        ent,
+        json!({
+            "name": name, "baseUrl": "https://listener.corp.example:9001/api",
+            "assetId": "asset", "externalId": "ext", "location": "DC1",
+            "pointOfContact": "noc@corp.example"
+        }),
+    )
+    .await
+}
+
+/// A listener that connects out to roomlink (no base URL).
+async fn outbound_listener(h: &Harness, ent: &Enterprise, name: &str) -> ListenerService {
+    listener_from(
+        h,
+        ent,
+        json!({ "name": name, "connection": "outbound", "location": "Site 4" }),
+    )
+    .await
+}
+
+/// A listener of `ent` made from a POST body, inserted.
+async fn listener_from(h: &Harness, ent: &Enterprise, body: Value) -> ListenerService {
+    let (profile, _) = decode_listener(&object(body)).unwrap();
     let l = ListenerService {
         id: ListenerServiceId::from_trusted(new_id()),
         enterprise_id: ent.id.clone(),

@@ -1,0 +1,16 @@
+-- Outbound listeners connect to roomlink over their own WebSocket and have no base URL.
+-- `connection` is 'inbound' or 'outbound'; base_url stays NOT NULL and holds '' for an
+-- outbound listener, as on SQLite (which cannot drop NOT NULL without rebuilding the table).
+ALTER TABLE listener_services ADD COLUMN connection TEXT NOT NULL DEFAULT 'inbound';
+
+-- The open connection of each outbound listener, for every instance to see: which instance
+-- holds it since when, and that instance's last heartbeat (seen_ms).
+CREATE TABLE listener_links (
+    listener_id TEXT PRIMARY KEY REFERENCES listener_services (id) ON DELETE CASCADE,
+    instance TEXT NOT NULL,
+    since_ms BIGINT NOT NULL,
+    version TEXT,
+    seen_ms BIGINT NOT NULL
+);
+-- The heartbeat updates every row of one instance.
+CREATE INDEX listener_links_instance ON listener_links (instance);
