@@ -184,6 +184,25 @@ check("ROOMLINK__SECURITY__SERVICE_KEY_FILE" in environment or "ROOMLINK__SECURI
       "compose: PostgreSQL gets an explicit service key")
 grace = rl.get("stop_grace_period", "10s")
 check(int(grace.rstrip("s")) > 30, f"compose: stop_grace_period {grace} exceeds the 30 s shutdown timeout")
+# Several instances: NATS joins them (docs/cluster.md); replicas cannot share a fixed host port.
+replicas = (rl.get("deploy") or {}).get("replicas", 1)
+nats_url = str(environment.get("ROOMLINK__CLUSTER__NATS_URL", ""))
+nats_host = re.fullmatch(r"nats://([^:/@]+):(\d+)", nats_url)
+check(replicas < 2 or nats_host is not None,
+      f"compose: {replicas} roomlink replicas join through NATS (ROOMLINK__CLUSTER__NATS_URL {nats_url or 'unset'})")
+if nats_host:
+    bus = services.get(nats_host.group(1), {})
+    check(bool(bus) and str(bus.get("image", "")).startswith("nats:"),
+          f"compose: the NATS URL names a service of the official nats image ({nats_host.group(1)})")
+    check(not bus.get("ports"), f"compose: {nats_host.group(1)} publishes no port")
+    check(nats_host.group(1) in (rl.get("depends_on") or {}), f"compose: roomlink depends on {nats_host.group(1)}")
+    command = " ".join(str(c) for c in bus.get("command") or [])
+    check(not re.search(r"(^| )(-js|--jetstream)( |$)", command), "compose: NATS runs without JetStream (a bus only)")
+for port in rl.get("ports", []):
+    published = re.match(r"(?:[\d.]+:)?(\d+)(?:-(\d+))?:\d+", str(port))
+    span = int(published.group(2) or published.group(1)) - int(published.group(1)) + 1 if published else 0
+    check(span >= replicas, f"compose: roomlink's published host ports {port} suffice for {replicas} replica(s)")
+check("container_name" not in rl or replicas < 2, "compose: replicated roomlink sets no container_name")
 
 # ---- Kubernetes ----
 k8s = os.path.join(DEPLOY, "k8s")
@@ -203,7 +222,9 @@ for path in listed:
         objects[(doc["kind"], doc["metadata"]["name"])] = doc
 kinds = {kind for kind, _ in objects}
 check({"Deployment", "Service", "ConfigMap", "Secret", "Job"} <= kinds, f"k8s: kinds {sorted(kinds)}")
-deployment = next((d for (k, _), d in objects.items() if k == "Deployment"), {})
+deployments = {n: d for (k, n), d in objects.items() if k == "Deployment"}
+deployment = deployments.get("roomlink", {})
+check(bool(deployment), "k8s: a Deployment named roomlink")
 pod = deployment.get("spec", {}).get("template", {}).get("spec", {})
 containers = pod.get("containers", [])
 check(deployment.get("spec", {}).get("selector", {}).get("matchLabels", {}).items()
@@ -239,8 +260,52 @@ shutdown = settings.get("server", {}).get("shutdown_timeout_secs", 30)
 check(grace_period > shutdown, f"k8s: terminationGracePeriodSeconds {grace_period} > shutdown_timeout_secs {shutdown}")
 for service in (d for (k, _), d in objects.items() if k == "Service"):
     selector = service["spec"].get("selector", {})
-    pod_labels = deployment.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {})
-    check(selector.items() <= pod_labels.items(), f"k8s: Service {service['metadata']['name']} selects the Deployment's pods")
+    selected = [n for n, d in deployments.items()
+                if selector and selector.items() <= d.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {}).items()]
+    check(len(selected) == 1, f"k8s: Service {service['metadata']['name']} selects the pods of one Deployment ({', '.join(selected) or 'none'})")
+    if len(selected) == 1:
+        pod_ports = {p.get("name"): p.get("containerPort")
+                     for c in deployments[selected[0]]["spec"]["template"]["spec"].get("containers", [])
+                     for p in c.get("ports", [])}
+        for port in service["spec"].get("ports", []):
+            target = port.get("targetPort", port.get("port"))
+            check(target in pod_ports or target in pod_ports.values(),
+                  f"k8s: Service {service['metadata']['name']} port {port.get('port')} targets a declared port ({target})")
+# Every pod template meets Pod Security "restricted" (namespace.yaml enforces it).
+for (kind, name), doc in sorted(objects.items()):
+    pod_spec = doc.get("spec", {}).get("template", {}).get("spec")
+    if pod_spec is None:
+        continue
+    for container in pod_spec.get("containers", []):
+        security = {**pod_spec.get("securityContext", {}), **container.get("securityContext", {})}
+        check(security.get("runAsNonRoot") is True and security.get("runAsUser", 0) != 0
+              and security.get("allowPrivilegeEscalation") is False
+              and security.get("seccompProfile", {}).get("type") in ("RuntimeDefault", "Localhost")
+              and "ALL" in security.get("capabilities", {}).get("drop", []),
+              f"k8s: {kind} {name}, container {container['name']}: Pod Security restricted (non-root, no escalation, seccomp, no capabilities)")
+# Several replicas join through NATS: the ConfigMap's cluster.nats_url names a Service here
+# (or an external server) and its port.
+k8s_replicas = deployment.get("spec", {}).get("replicas", 1)
+k8s_nats = settings.get("cluster", {}).get("nats_url", "")
+check(k8s_replicas < 2 or bool(k8s_nats), f"k8s: {k8s_replicas} roomlink replicas join through NATS (cluster.nats_url {k8s_nats or 'unset'})")
+k8s_nats_host = re.fullmatch(r"nats://([^:/@.]+):(\d+)", k8s_nats)
+if k8s_nats_host:
+    name, port = k8s_nats_host.group(1), int(k8s_nats_host.group(2))
+    bus_service = objects.get(("Service", name), {})
+    check(any(p.get("port") == port for p in bus_service.get("spec", {}).get("ports", [])),
+          f"k8s: cluster.nats_url names Service {name} port {port}")
+    bus = deployments.get(name, {})
+    bus_pod = bus.get("spec", {}).get("template", {}).get("spec", {})
+    bus_containers = bus_pod.get("containers", [])
+    check(bool(bus_containers) and all(c.get("image", "").startswith("nats:") for c in bus_containers),
+          f"k8s: Deployment {name} runs the official nats image")
+    check(bus.get("spec", {}).get("replicas", 1) == 1 and bus.get("spec", {}).get("strategy", {}).get("type") == "Recreate",
+          f"k8s: Deployment {name}: one server, replaced without overlap (Recreate: never two unclustered servers)")
+    for container in bus_containers:
+        check("readinessProbe" in container and "livenessProbe" in container, f"k8s: {container['name']} has readiness and liveness probes")
+        check({"requests", "limits"} <= set(container.get("resources", {})), f"k8s: {container['name']} has resource requests and limits")
+        words = container.get("command", []) + container.get("args", [])
+        check(not {"-js", "--jetstream"} & set(words), f"k8s: {container['name']} runs without JetStream (a bus only)")
 secrets = [d for (k, _), d in objects.items() if k == "Secret"]
 for secret in secrets:
     values = {**secret.get("stringData", {}), **secret.get("data", {})}

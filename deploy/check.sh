@@ -67,8 +67,8 @@ else
 fi
 
 step "Dockerfile build command"
-# The image's binaries: roomlink, roomlink-listener-sim, and roomlinkctl once crates/cli exists.
-bins=(--bin roomlink --bin roomlink-listener-sim)
+# The image's binaries (the Dockerfile's list, in its order), and roomlinkctl once crates/cli exists.
+bins=(--bin roomlink --bin roomlink-listener --bin roomlink-listener-sim --bin roomlink-device-emu)
 [ -f crates/cli/Cargo.toml ] && bins+=(--bin roomlinkctl)
 # The RUN line itself, under sh, with a stand-in cargo that records its arguments.
 dry_run_build() {
