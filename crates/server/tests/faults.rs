@@ -23,7 +23,6 @@ mod helpers;
 mod support;
 
 use helpers::{Backend, TestApp, assert_error, json};
-use support::service::{Service, sigkill, token};
 use reqwest::{Method, StatusCode};
 use roomlink_listener_sim::SimConfig;
 use serde_json::{Value, json};
@@ -35,6 +34,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use support::service::{Service, sigkill, token};
 
 /// One fault test at a time: they measure bounds and kill processes.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -726,7 +726,6 @@ async fn misbehaving_listeners() {
 // ---------------------------------------------------------------------------------------------
 // SIGKILL during a CSV upload
 // ---------------------------------------------------------------------------------------------
-
 
 /// A body just under the 1 MiB bound.
 const CSV_BYTES: usize = 1_000_000;

@@ -146,7 +146,9 @@ async fn commands_statuses_and_faults_travel_over_the_socket(app: TestApp) {
     assert_eq!(room["lastMeetingId"], "123456789", "{room}");
     let (status, _) = post(&app, &rw, &format!("{api}/mutemicrophone")).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    let (status, state) = app.call(Method::GET, &format!("{api}/status"), &rw, None).await;
+    let (status, state) = app
+        .call(Method::GET, &format!("{api}/status"), &rw, None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(state["microphoneMuted"], true, "{state}");
 
@@ -154,9 +156,8 @@ async fn commands_statuses_and_faults_travel_over_the_socket(app: TestApp) {
     let (_, me) = app
         .call(Method::GET, "/api/enterprises/self", &rw, None)
         .await;
-    let enterprise = roomlink_domain::ids::EnterpriseId::from_trusted(
-        me["id"].as_str().unwrap().to_owned(),
-    );
+    let enterprise =
+        roomlink_domain::ids::EnterpriseId::from_trusted(me["id"].as_str().unwrap().to_owned());
     let saved = app
         .services
         .control
@@ -210,10 +211,14 @@ async fn a_new_secret_closes_the_socket_and_the_old_one_is_refused(app: TestApp)
 async fn the_handshake_refuses_what_it_must(app: TestApp) {
     let (rw, _) = app.tenant("acme").await;
     let (id, secret) = outbound_listener(&app, &rw).await;
-    let connect = |id: &str| app.request(Method::GET, &format!("/api/listenerservices/{id}/connect"));
+    let connect =
+        |id: &str| app.request(Method::GET, &format!("/api/listenerservices/{id}/connect"));
     let (status, body) = json(connect(&id).send().await.unwrap()).await;
     assert_error(status, &body, 401, "NotAuthenticated", 1_285_563_822);
-    for (who, presented) in [(id.as_str(), "not-the-secret-at-all"), ("0123456789abcdef01234567", secret.as_str())] {
+    for (who, presented) in [
+        (id.as_str(), "not-the-secret-at-all"),
+        ("0123456789abcdef01234567", secret.as_str()),
+    ] {
         let (status, body) = json(connect(who).bearer_auth(presented).send().await.unwrap()).await;
         assert_error(status, &body, 401, "BadCredentialsException", 1_285_563_821);
         assert!(!body.to_string().contains(presented));
@@ -243,7 +248,12 @@ async fn the_handshake_refuses_what_it_must(app: TestApp) {
     .await;
     assert_error(status, &body, 400, "Invalid", 1_782_937_293);
     let (_, shown) = app
-        .call(Method::GET, &format!("/api/listenerservices/{inbound_id}"), &rw, None)
+        .call(
+            Method::GET,
+            &format!("/api/listenerservices/{inbound_id}"),
+            &rw,
+            None,
+        )
         .await;
     assert_eq!(shown["connected"], Value::Null, "{shown}");
 }
