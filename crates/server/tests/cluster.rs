@@ -163,7 +163,7 @@ async fn three_instances_act_as_one() {
         ),
     ];
     service.tenant("acme");
-    service.admin(&["admin", "enterprise", "set-limit", "acme", "3"], "");
+    service.admin(&["admin", "enterprise", "set-limit", "acme", "4"], "");
     let mut children = Vec::new();
     let mut bases = Vec::new();
     for _ in 0..3 {
@@ -268,7 +268,75 @@ async fn three_instances_act_as_one() {
     )
     .await;
 
-    // The endpoint limit (3) holds across instances.
+    // An inbound listener: polled by exactly one instance, the holder of the poll lease.
+    let (inbound_sim, _inbound_sim) =
+        roomlink_listener_sim::start("127.0.0.1:0", SimConfig::default())
+            .await
+            .unwrap();
+    let (status, inbound) = client
+        .call(
+            Method::POST,
+            &format!("{c}/api/listenerservices"),
+            Some(json!({"name": "HQ", "baseUrl": format!("http://{inbound_sim}")})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{inbound}");
+    let (status, body) = client
+        .call(
+            Method::POST,
+            &format!("{c}/api/endpoints"),
+            Some(json!({
+                "name": "HQ room", "ipAddress": "127.77.6.9", "controlProtocol": "TANDBERG_SSH",
+                "listenerServiceId": inbound["id"], "username": "admin", "password": "room-pw-secret"
+            })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let inbound_room = body["id"].as_str().unwrap().to_owned();
+    let polled_at = |base: String| {
+        let client = &client;
+        let room = inbound_room.clone();
+        async move {
+            let (_, status) = client
+                .call(
+                    Method::GET,
+                    &format!("{base}/api/endpoints/{room}/status"),
+                    None,
+                )
+                .await;
+            status["timestamp"].as_i64()
+        }
+    };
+    until("the inbound room polled", Duration::from_secs(10), || {
+        let at = polled_at(a.clone());
+        async move { at.await.is_some() }
+    })
+    .await;
+    let status_requests = || {
+        let http = http.clone();
+        async move {
+            let stats: Value = http
+                .get(format!("http://{inbound_sim}/sim/stats"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            stats["statusRequests"].as_u64().unwrap()
+        }
+    };
+    let before = status_requests().await;
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let polls = status_requests().await - before;
+    eprintln!("status polls of the inbound listener in 3.5 s with three instances: {polls}");
+    // One poller at a 1 s interval: about 3; three pollers would make about 10.
+    assert!(
+        polls <= 6,
+        "{polls} status polls in 3.5 s: more than one instance polls"
+    );
+
+    // The endpoint limit (4) holds across instances.
     for (i, base) in [a, b, c].into_iter().enumerate() {
         let (status, body) = client
             .call(
@@ -382,6 +450,20 @@ async fn three_instances_act_as_one() {
     eprintln!(
         "commands worked again {:?} after the holder was killed",
         killed.elapsed()
+    );
+    // If A held the poll lease, another instance takes it: the inbound room is polled on.
+    let last = polled_at(b.clone()).await.unwrap();
+    let took = until(
+        "the inbound room polled after A died",
+        Duration::from_secs(10),
+        || {
+            let at = polled_at(b.clone());
+            async move { at.await.is_some_and(|t| t >= last + 2000) }
+        },
+    )
+    .await;
+    eprintln!(
+        "inbound polling went on; two more seconds of polls seen {took:?} after the check began"
     );
     let (status, body, took) = in_flight.await.unwrap();
     eprintln!(
