@@ -848,6 +848,13 @@ token_rate_per_sec = 0.001
 token_burst = 1000000
 auth_failures_per_minute = 0
 max_header_bytes = 131072
+[cluster]
+nats_url = "nats://127.0.0.1:4222"
+nats_user = "roomlink"
+nats_password = "nats-password"
+nats_token = "nats-token"
+nats_ca_file = "ca.pem"
+subject_prefix = "roomlink.test"
 "#,
         )
         .unwrap();
@@ -858,6 +865,7 @@ max_header_bytes = 131072
         let s = Settings::load_with_env(Some(&file), Some(env)).unwrap();
         assert_eq!(s.security.bcrypt_cost, 31);
         assert_eq!(s.limits.token_burst, 1_000_000);
+        assert!(!format!("{:?}", s.cluster).contains("nats-password"));
         // Every key of the list was set: the list and the structs agree.
         let text = std::fs::read_to_string(&file).unwrap();
         let mut section = String::new();
