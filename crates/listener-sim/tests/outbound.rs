@@ -232,8 +232,8 @@ async fn several_listener_ids_each_dial_home_from_one_process() {
         .spawn()
         .expect("the simulator starts");
     let _sim = Running(child);
-    let mut conns = vec![roomlink.accept().await, roomlink.accept().await];
-    let mut paths = vec![roomlink.attempt().await, roomlink.attempt().await]
+    let mut conns = [roomlink.accept().await, roomlink.accept().await];
+    let mut paths = [roomlink.attempt().await, roomlink.attempt().await]
         .into_iter()
         .map(|a| {
             assert_eq!(a.status, 101, "{a:?}");
