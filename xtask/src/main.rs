@@ -8,6 +8,9 @@
 //!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
 //! - `bench-listener [--devices N] [--rounds N] [--no-build]`: one status poll of N emulated
 //!   room systems through `roomlink-listener`, and its memory; writes the table there too.
+//! - `bench-links [--listeners N] [--requests N] [--no-build]`: N outbound listeners connected
+//!   to one roomlink (its memory per connection) and a command's latency through the socket vs
+//!   inbound HTTP; prints the table only.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Some("bench-listener") => {
             bench::listener::run(&std::env::args().skip(2).collect::<Vec<_>>())
         }
+        Some("bench-links") => bench::links::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("openapi") => apidocs::openapi(),
@@ -49,7 +53,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|demo|fuzz|openapi|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|demo|fuzz|openapi|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }

@@ -1,8 +1,9 @@
 //! `roomlink-listener-sim --bind 127.0.0.1:PORT [--version X.Y.Z] [--secret S] [--private-key FILE]`
-//! or, outbound, `roomlink-listener-sim --connect URL[,URL...] --listener-id ID --secret S
+//! or, outbound, `roomlink-listener-sim --connect URL[,URL...] --listener-id ID[,ID...] --secret S
 //! [--bind ADDR (the /sim control surface only)] ...`
 
 use clap::Parser;
+use futures::FutureExt;
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::version::{DEFAULT_VERSION, Version};
 use roomlink_listener_sim::{
@@ -16,8 +17,8 @@ use std::sync::Arc;
 /// A simulated listener service with simulated room systems.
 ///
 /// Inbound mode: serves the protocol and the /sim control surface on --bind. Outbound mode
-/// (--connect): connects out to roomlink over a WebSocket; --bind, when given, serves only the
-/// /sim control surface.
+/// (--connect): connects out to roomlink over a WebSocket, one connection per --listener-id, all
+/// over the same simulated rooms; --bind, when given, serves only the /sim control surface.
 #[derive(Parser)]
 // `--version` is the simulated listener's version, so clap's own version flag is off.
 #[command(name = "roomlink-listener-sim", disable_version_flag = true)]
@@ -30,9 +31,16 @@ struct Cli {
     /// to {URL}/api/listenerservices/{ID}/connect.
     #[arg(long, value_delimiter = ',', value_name = "URL[,URL...]", requires_all = ["listener_id", "secret"])]
     connect: Vec<String>,
-    /// Outbound: the listener's id in roomlink.
-    #[arg(long, value_name = "ID", requires = "connect")]
-    listener_id: Option<String>,
+    /// Outbound: the listener's id in roomlink. Several ids (comma-separated, or the flag
+    /// repeated) run one connection each from this process, all with the same --secret and
+    /// the same simulated rooms.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "ID[,ID...]",
+        requires = "connect"
+    )]
+    listener_id: Vec<String>,
     /// The listener version to report, X.Y.Z; commands newer than it are absent.
     #[arg(long, default_value_t = DEFAULT_VERSION)]
     version: Version,
@@ -76,6 +84,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let outbound = outbound_settings(&cli)?;
+    let outbound = (!outbound.is_empty()).then_some(outbound);
     let config = SimConfig {
         version: cli.version,
         // Outbound, roomlink checks the secret the simulator presents, not the other way round.
@@ -118,14 +127,29 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             None => None,
         };
-        let urls = dial.connect_urls().map_err(anyhow::Error::msg)?;
-        writeln!(std::io::stdout(), "connecting to {}", urls.join(", "))?;
+        let urls = dial[0].connect_urls().map_err(anyhow::Error::msg)?;
+        if dial.len() == 1 {
+            writeln!(std::io::stdout(), "connecting to {}", urls.join(", "))?;
+        } else {
+            let bases = dial[0].urls.join(", ");
+            writeln!(
+                std::io::stdout(),
+                "connecting {} listeners to {bases}",
+                dial.len()
+            )?;
+        }
         std::io::stdout().flush()?;
-        tracing::info!(version = %cli.version, listener_id = %dial.listener_id,
+        let ids: Vec<&str> = dial.iter().map(|d| d.listener_id.as_str()).collect();
+        tracing::info!(version = %cli.version, listener_ids = %ids.join(","),
             "listener simulator started (outbound)");
-        dial_home(dial, state, stop_signal())
-            .await
-            .map_err(anyhow::Error::msg)?;
+        // One dial-home loop per id, all in this task, all stopped by the same signal.
+        let stop = stop_signal().boxed_local().shared();
+        let loops = dial
+            .into_iter()
+            .map(|settings| dial_home(settings, Arc::clone(&state), stop.clone()));
+        for ended in futures::future::join_all(loops).await {
+            ended.map_err(anyhow::Error::msg)?;
+        }
         if let Some(control) = control {
             control.stop().await;
         }
@@ -134,8 +158,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     })
 }
 
-/// The outbound settings, checked, when --connect is given.
-fn outbound_settings(cli: &Cli) -> anyhow::Result<Option<DialHomeSettings>> {
+/// The outbound settings, checked, one per --listener-id, when --connect is given (empty
+/// otherwise).
+fn outbound_settings(cli: &Cli) -> anyhow::Result<Vec<DialHomeSettings>> {
     let urls: Vec<String> = cli
         .connect
         .iter()
@@ -143,19 +168,36 @@ fn outbound_settings(cli: &Cli) -> anyhow::Result<Option<DialHomeSettings>> {
         .filter(|u| !u.is_empty())
         .collect();
     if urls.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let secret = ListenerSecret::new(cli.secret.as_deref().unwrap_or_default())
         .map_err(anyhow::Error::msg)?;
-    let settings = DialHomeSettings {
-        urls,
-        listener_id: cli.listener_id.clone().unwrap_or_default(),
-        secret,
-        ca_file: None,
-        timing: Timing::default(),
-    };
-    settings.check().map_err(anyhow::Error::msg)?;
-    Ok(Some(settings))
+    let ids: Vec<String> = cli
+        .listener_id
+        .iter()
+        .map(|id| id.trim().to_owned())
+        .filter(|id| !id.is_empty())
+        .collect();
+    if ids.is_empty() {
+        anyhow::bail!("--connect needs --listener-id");
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut all = Vec::with_capacity(ids.len());
+    for id in ids {
+        if !seen.insert(id.clone()) {
+            anyhow::bail!("--listener-id {id} is given twice");
+        }
+        let settings = DialHomeSettings {
+            urls: urls.clone(),
+            listener_id: id,
+            secret: secret.clone(),
+            ca_file: None,
+            timing: Timing::default(),
+        };
+        settings.check().map_err(anyhow::Error::msg)?;
+        all.push(settings);
+    }
+    Ok(all)
 }
 
 /// SIGINT or SIGTERM (outbound mode; actix handles them in inbound mode).

@@ -219,6 +219,54 @@ async fn listener_faults_hang_garbage_and_reset_over_the_socket() {
     assert!(status.success(), "{status}");
 }
 
+#[tokio::test]
+async fn several_listener_ids_each_dial_home_from_one_process() {
+    const OTHER: &str = "5f0c9289e4b0c0c6485f4cfc";
+    let mut roomlink = FakeRoomlink::start_many(&[ID, OTHER], SECRET).await;
+    let child = Command::new(BIN)
+        .args(["--connect", &roomlink.base, "--secret", SECRET])
+        .args(["--listener-id", &format!("{ID},{OTHER}")])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the simulator starts");
+    let _sim = Running(child);
+    let mut conns = [roomlink.accept().await, roomlink.accept().await];
+    let mut paths = [roomlink.attempt().await, roomlink.attempt().await]
+        .into_iter()
+        .map(|a| {
+            assert_eq!(a.status, 101, "{a:?}");
+            a.path
+        })
+        .collect::<Vec<_>>();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [ID, OTHER].map(|id| format!("/api/listenerservices/{id}/connect"))
+    );
+    // Both sockets answer, over the same simulated rooms.
+    let join = json!({"endpoint": endpoint("127.77.52.1", "TANDBERG_SSH"),
+                      "params": {"meetingId": "1"}});
+    let joined = conns[0].exchange("POST", "/v1/commands/join", join).await;
+    assert_eq!(joined["status"], 200, "{joined}");
+    let status = json!({"endpoints": [
+        {"endpoint": endpoint("127.77.52.1", "TANDBERG_SSH"), "credential": {"kind": "none"}}]});
+    let seen = conns[1].exchange("POST", "/v1/status", status).await;
+    assert_eq!(seen["status"], 200, "{seen}");
+    assert!(
+        seen["body"].to_string().contains(r#""callActive":true"#),
+        "the second socket sees the call joined over the first: {seen}"
+    );
+    assert!(
+        roomlink
+            .attempt_within(Duration::from_millis(300))
+            .await
+            .is_none(),
+        "two ids, two connections"
+    );
+}
+
 #[test]
 fn outbound_flags_are_checked() {
     let out = Command::new(BIN)
@@ -257,6 +305,16 @@ fn outbound_flags_are_checked() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && stderr.contains("at least 16"),
+        "{stderr}"
+    );
+    let out = Command::new(BIN)
+        .args(["--connect", "http://127.0.0.1:9", "--secret", SECRET])
+        .args(["--listener-id", ID, "--listener-id", ID])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("twice"),
         "{stderr}"
     );
 }

@@ -50,17 +50,27 @@ impl Drop for FakeRoomlink {
 
 impl FakeRoomlink {
     pub async fn start(listener_id: &str, secret: &str) -> FakeRoomlink {
+        FakeRoomlink::start_many(&[listener_id], secret).await
+    }
+
+    /// One server for several listeners sharing one secret: any of their connect paths.
+    pub async fn start_many(listener_ids: &[&str], secret: &str) -> FakeRoomlink {
         let tcp = TcpListener::bind("127.0.0.1:0").await.expect("binds");
         let base = format!("http://{}", tcp.local_addr().expect("addr"));
         let (attempt_tx, attempt_rx) = mpsc::unbounded_channel();
         let (socket_tx, socket_rx) = mpsc::unbounded_channel();
         let refuse_next = Arc::new(AtomicUsize::new(0));
-        let path = format!("/api/listenerservices/{listener_id}/connect");
+        let paths: Arc<Vec<String>> = Arc::new(
+            listener_ids
+                .iter()
+                .map(|id| format!("/api/listenerservices/{id}/connect"))
+                .collect(),
+        );
         let bearer = format!("Bearer {secret}");
         let refuse = Arc::clone(&refuse_next);
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = tcp.accept().await {
-                let (path, bearer) = (path.clone(), bearer.clone());
+                let (paths, bearer) = (Arc::clone(&paths), bearer.clone());
                 let (attempt_tx, socket_tx) = (attempt_tx.clone(), socket_tx.clone());
                 let refuse = Arc::clone(&refuse);
                 tokio::spawn(async move {
@@ -82,13 +92,14 @@ impl FakeRoomlink {
                         let refused = refuse
                             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
                             .is_ok();
-                        let status = if attempt.path != path || !attempt.authorized || refused {
-                            Some(StatusCode::UNAUTHORIZED)
-                        } else if !attempt.subprotocol {
-                            Some(StatusCode::BAD_REQUEST)
-                        } else {
-                            None
-                        };
+                        let status =
+                            if !paths.contains(&attempt.path) || !attempt.authorized || refused {
+                                Some(StatusCode::UNAUTHORIZED)
+                            } else if !attempt.subprotocol {
+                                Some(StatusCode::BAD_REQUEST)
+                            } else {
+                                None
+                            };
                         if let Some(status) = status {
                             attempt.status = status.as_u16();
                             let _ = attempt_tx.send(attempt);
@@ -131,6 +142,12 @@ impl FakeRoomlink {
             .await
             .expect("an attempt in time")
             .expect("the server runs")
+    }
+
+    /// The next connection attempt, or `None` when none comes within `wait`.
+    pub async fn attempt_within(&self, wait: Duration) -> Option<Attempt> {
+        let mut attempts = self.attempts.lock().await;
+        tokio::time::timeout(wait, attempts.recv()).await.ok()?
     }
 
     /// The next accepted socket.
