@@ -347,6 +347,15 @@ async fn a_ca_file_that_is_not_pem_fails_the_start() {
         ("missing", ca.pem_file().with_file_name("missing.pem")),
     ];
     for (what, path) in files {
+        // `--check` refuses what `run` refuses, with the same message.
+        let settings = DialHomeSettings {
+            urls: vec![roomlink.base.clone()],
+            listener_id: ID.into(),
+            secret: ListenerSecret::new(SECRET).expect("a secret"),
+            ca_file: Some(path.clone()),
+            timing: timing(),
+        };
+        let checked = settings.check().expect_err(what);
         let (_stop, task) =
             start_trusting(vec![roomlink.base.clone()], timing(), Some(path.clone()));
         let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
@@ -356,6 +365,10 @@ async fn a_ca_file_that_is_not_pem_fails_the_start() {
             error.starts_with("connect.ca_file ") && error.contains(&path.display().to_string()),
             "{what}: {error}"
         );
+        assert_eq!(checked, error, "{what}");
+        if what == "not a certificate" {
+            assert!(error.contains("cannot be used"), "{error}");
+        }
     }
     assert!(
         roomlink
