@@ -1,8 +1,11 @@
 //! The outbound transport's loop against a small roomlink (tests/support/fake_roomlink.rs) on
-//! loopback, with a scripted handler and short timings.
+//! loopback, with a scripted handler and short timings; over `ws://`, and over `wss://` with a
+//! CA of the test's own (tests/support/fake_roomlink_tls.rs).
 
 #[path = "support/fake_roomlink.rs"]
 mod fake_roomlink;
+#[path = "support/fake_roomlink_tls.rs"]
+mod fake_roomlink_tls;
 
 use fake_roomlink::FakeRoomlink;
 use roomlink_listener_protocol::dial_home::{
@@ -12,6 +15,7 @@ use roomlink_listener_protocol::server::{Answer, Route};
 use roomlink_listener_protocol::version::Version;
 use serde_json::{Value, json};
 use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -58,19 +62,23 @@ fn timing() -> Timing {
     }
 }
 
-/// The loop running against `urls`; dropping the sender (or sending) stops it.
-fn start(
-    urls: Vec<String>,
-    timing: Timing,
-) -> (
+type Loop = (
     oneshot::Sender<()>,
     tokio::task::JoinHandle<Result<(), String>>,
-) {
+);
+
+/// The loop running against `urls`; dropping the sender (or sending) stops it.
+fn start(urls: Vec<String>, timing: Timing) -> Loop {
+    start_trusting(urls, timing, None)
+}
+
+/// The loop, trusting the certificates of `ca_file` besides the system's for `wss://`.
+fn start_trusting(urls: Vec<String>, timing: Timing, ca_file: Option<PathBuf>) -> Loop {
     let settings = DialHomeSettings {
         urls,
         listener_id: ID.into(),
         secret: ListenerSecret::new(SECRET).expect("a secret"),
-        ca_file: None,
+        ca_file,
         timing,
     };
     let (stop, stopped) = oneshot::channel::<()>();
@@ -235,5 +243,138 @@ async fn a_silent_socket_is_closed_and_dialed_again() {
     assert_eq!(
         second.exchange("GET", "/v1/info", Value::Null).await["status"],
         200
+    );
+}
+
+// ---- wss:// ----
+
+/// Stops the loop and expects it to end cleanly (no panic, no error).
+async fn stop_and_join((stop, task): Loop) {
+    let _ = stop.send(());
+    let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+    assert_eq!(ended.expect("ends").expect("no panic"), Ok(()));
+}
+
+#[tokio::test]
+async fn wss_with_the_ca_file_connects_and_answers() {
+    let (mut roomlink, ca) = fake_roomlink_tls::start_tls(ID, SECRET).await;
+    let base = roomlink.base.replace("https://", "wss://");
+    assert!(base.starts_with("wss://127.0.0.1:"), "{base}");
+    let (stop, task) = start_trusting(vec![base], timing(), Some(ca.pem_file()));
+    assert_eq!(roomlink.layer().await, Ok(()), "the TLS handshake succeeds");
+    let attempt = roomlink.attempt().await;
+    assert_eq!(attempt.path, format!("/api/listenerservices/{ID}/connect"));
+    assert!(attempt.authorized && attempt.subprotocol, "{attempt:?}");
+    assert_eq!(attempt.status, 101);
+    let mut conn = roomlink.accept().await;
+
+    let info = conn.exchange("GET", "/v1/info", Value::Null).await;
+    assert_eq!(info["status"], 200);
+    assert_eq!(info["version"], "3.1.4");
+    assert_eq!(info["body"], json!({"version": "3.1.4"}));
+    conn.ping().await;
+    assert!(conn.pong().await, "a ping is answered over TLS");
+
+    // Shutdown closes with 1001 over TLS too.
+    stop.send(()).expect("the loop runs");
+    assert_eq!(conn.closed().await, Some(1001));
+    let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+    assert_eq!(ended.expect("ends").expect("no panic"), Ok(()));
+}
+
+#[tokio::test]
+async fn wss_by_host_name_checks_the_name_and_connects() {
+    let (mut roomlink, ca) = fake_roomlink_tls::start_tls(ID, SECRET).await;
+    // https:// becomes wss://; the certificate names localhost as well as 127.0.0.1.
+    let base = roomlink.base.replace("127.0.0.1", "localhost");
+    let running = start_trusting(vec![base], timing(), Some(ca.pem_file()));
+    let mut conn = roomlink.accept().await;
+    let info = conn.exchange("GET", "/v1/info", Value::Null).await;
+    assert_eq!(info["status"], 200);
+    stop_and_join(running).await;
+}
+
+#[tokio::test]
+async fn wss_without_the_ca_file_is_refused_and_retried() {
+    let (mut roomlink, _ca) = fake_roomlink_tls::start_tls(ID, SECRET).await;
+    let base = roomlink.base.replace("https://", "wss://");
+    if rustls_native_certs::load_native_certs().certs.is_empty() {
+        // No system roots at all: nothing could be trusted, and the loop says so at once.
+        let (_stop, task) = start_trusting(vec![base], timing(), None);
+        let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+        let error = ended.expect("ends").expect("no panic").unwrap_err();
+        assert!(error.contains("connect.ca_file"), "{error}");
+        eprintln!("no system roots here: only the error at start was checked");
+        return;
+    }
+    let running = start_trusting(vec![base], timing(), None);
+    // The listener does not trust the certificate: it aborts the handshake (the fake sees the
+    // alert), backs off and dials again.
+    for n in 1..=2 {
+        let layer = roomlink.layer().await.expect_err("the TLS handshake fails");
+        assert!(layer.contains("UnknownCA"), "attempt {n}: {layer}");
+    }
+    assert!(
+        roomlink
+            .try_accept(Duration::from_millis(200))
+            .await
+            .is_none(),
+        "no WebSocket is opened"
+    );
+    assert!(!running.1.is_finished(), "the loop keeps going");
+    stop_and_join(running).await;
+}
+
+#[tokio::test]
+async fn a_ca_file_that_is_not_pem_fails_the_start() {
+    let (roomlink, ca) = fake_roomlink_tls::start_tls(ID, SECRET).await;
+    let not_a_certificate = fake_roomlink_tls::pem("CERTIFICATE", b"not a certificate");
+    let files = [
+        ("text", ca.write("text.pem", b"this is not a certificate\n")),
+        ("DER", ca.write("ca.der", &ca.der)),
+        ("empty", ca.write("empty.pem", b"")),
+        (
+            "a key only",
+            ca.write(
+                "key.pem",
+                fake_roomlink_tls::pem("PRIVATE KEY", b"k").as_bytes(),
+            ),
+        ),
+        (
+            "not a certificate",
+            ca.write("bad.pem", not_a_certificate.as_bytes()),
+        ),
+        ("missing", ca.pem_file().with_file_name("missing.pem")),
+    ];
+    for (what, path) in files {
+        // `--check` refuses what `run` refuses, with the same message.
+        let settings = DialHomeSettings {
+            urls: vec![roomlink.base.clone()],
+            listener_id: ID.into(),
+            secret: ListenerSecret::new(SECRET).expect("a secret"),
+            ca_file: Some(path.clone()),
+            timing: timing(),
+        };
+        let checked = settings.check().expect_err(what);
+        let (_stop, task) =
+            start_trusting(vec![roomlink.base.clone()], timing(), Some(path.clone()));
+        let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+        let result = ended.expect("ends at once").expect("no panic");
+        let error = result.expect_err(what);
+        assert!(
+            error.starts_with("connect.ca_file ") && error.contains(&path.display().to_string()),
+            "{what}: {error}"
+        );
+        assert_eq!(checked, error, "{what}");
+        if what == "not a certificate" {
+            assert!(error.contains("cannot be used"), "{error}");
+        }
+    }
+    assert!(
+        roomlink
+            .try_layer(Duration::from_millis(100))
+            .await
+            .is_none(),
+        "nothing was dialed"
     );
 }

@@ -6,7 +6,8 @@ use rustls::pki_types::pem::PemObject;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The certificates of a PEM file; at least one.
+/// The certificates of a PEM file; at least one, each usable as a trust anchor (checked here,
+/// not only when the roots are built, so that `--check` refuses what `run` would).
 pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
     let certs = CertificateDer::pem_file_iter(path)
         .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
@@ -17,7 +18,24 @@ pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, String>
             path.display()
         ));
     }
+    let mut anchors = rustls::RootCertStore::empty();
+    for cert in &certs {
+        anchors.add(cert.clone()).map_err(|e| unusable(path, e))?;
+    }
     Ok(certs)
+}
+
+/// A certificate `RootCertStore::add` refused (rustls words it as a peer's: "invalid peer
+/// certificate").
+fn unusable(path: &Path, e: rustls::Error) -> String {
+    let why = match e {
+        rustls::Error::InvalidCertificate(why) => format!("{why:?}"),
+        other => other.to_string(),
+    };
+    format!(
+        "connect.ca_file {}: a certificate in it cannot be used: {why}",
+        path.display()
+    )
 }
 
 /// The TLS client configuration for `wss://` URLs.
@@ -27,9 +45,7 @@ pub fn client_config(ca_file: Option<&Path>) -> Result<Arc<rustls::ClientConfig>
     let (added, _ignored) = roots.add_parsable_certificates(native.certs);
     if let Some(path) = ca_file {
         for cert in read_ca_file(path)? {
-            roots
-                .add(cert)
-                .map_err(|e| format!("connect.ca_file {}: {e}", path.display()))?;
+            roots.add(cert).map_err(|e| unusable(path, e))?;
         }
     }
     if roots.is_empty() {

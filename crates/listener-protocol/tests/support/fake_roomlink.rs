@@ -1,16 +1,19 @@
 //! A small roomlink for tests of the outbound transport: a WebSocket server on 127.0.0.1:0
 //! that checks the connect path, the bearer secret and the subprotocol, records every attempt,
 //! and hands each accepted socket to the test. Shared by the crates' tests (`#[path]`).
+//! [`FakeRoomlink::start_with`] puts a layer under the WebSocket (TLS, in fake_roomlink_tls.rs).
 
 #![allow(dead_code)]
 // tungstenite's handshake callback fixes its error type (a whole HTTP response).
 #![allow(clippy::result_large_err)]
 
+use futures::future::BoxFuture;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Mutex, mpsc};
 use tokio_tungstenite::WebSocketStream;
@@ -33,9 +36,20 @@ pub struct Attempt {
     pub status: u16,
 }
 
+/// A plain or TLS byte stream, roomlink's end.
+pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// What roomlink does with an accepted TCP connection before the WebSocket handshake (a TLS
+/// handshake, say); an error ends the connection.
+pub type Layer =
+    Arc<dyn Fn(TcpStream) -> BoxFuture<'static, Result<Box<dyn Io>, String>> + Send + Sync>;
+
 pub struct FakeRoomlink {
     pub base: String,
     attempts: Arc<Mutex<mpsc::UnboundedReceiver<Attempt>>>,
+    /// Each TCP connection's layer outcome (always `Ok` without a layer), before any attempt.
+    layers: Arc<Mutex<mpsc::UnboundedReceiver<Result<(), String>>>>,
     sockets: mpsc::UnboundedReceiver<Conn>,
     /// The next this many attempts are refused with 401 whatever they present.
     pub refuse_next: Arc<AtomicUsize>,
@@ -55,9 +69,31 @@ impl FakeRoomlink {
 
     /// One server for several listeners sharing one secret: any of their connect paths.
     pub async fn start_many(listener_ids: &[&str], secret: &str) -> FakeRoomlink {
+        let plain: Layer =
+            Arc::new(|tcp| Box::pin(async move { Ok(Box::new(tcp) as Box<dyn Io>) }));
+        Self::serve(listener_ids, secret, "http", plain).await
+    }
+
+    /// A roomlink whose base URL has `scheme` and whose connections go through `layer` first.
+    pub async fn start_with(
+        listener_id: &str,
+        secret: &str,
+        scheme: &str,
+        layer: Layer,
+    ) -> FakeRoomlink {
+        Self::serve(&[listener_id], secret, scheme, layer).await
+    }
+
+    async fn serve(
+        listener_ids: &[&str],
+        secret: &str,
+        scheme: &str,
+        layer: Layer,
+    ) -> FakeRoomlink {
         let tcp = TcpListener::bind("127.0.0.1:0").await.expect("binds");
-        let base = format!("http://{}", tcp.local_addr().expect("addr"));
+        let base = format!("{scheme}://{}", tcp.local_addr().expect("addr"));
         let (attempt_tx, attempt_rx) = mpsc::unbounded_channel();
+        let (layer_tx, layer_rx) = mpsc::unbounded_channel();
         let (socket_tx, socket_rx) = mpsc::unbounded_channel();
         let refuse_next = Arc::new(AtomicUsize::new(0));
         let paths: Arc<Vec<String>> = Arc::new(
@@ -73,7 +109,13 @@ impl FakeRoomlink {
                 let (paths, bearer) = (Arc::clone(&paths), bearer.clone());
                 let (attempt_tx, socket_tx) = (attempt_tx.clone(), socket_tx.clone());
                 let refuse = Arc::clone(&refuse);
+                let (layer, layer_tx) = (Arc::clone(&layer), layer_tx.clone());
                 tokio::spawn(async move {
+                    let layered = layer(stream).await;
+                    let _ = layer_tx.send(layered.as_ref().map(|_| ()).map_err(Clone::clone));
+                    let Ok(stream) = layered else {
+                        return;
+                    };
                     let callback = |req: &Request, mut resp: Response| {
                         let header = |name: &str| {
                             req.headers()
@@ -129,6 +171,7 @@ impl FakeRoomlink {
         FakeRoomlink {
             base,
             attempts: Arc::new(Mutex::new(attempt_rx)),
+            layers: Arc::new(Mutex::new(layer_rx)),
             sockets: socket_rx,
             refuse_next,
             task,
@@ -150,6 +193,28 @@ impl FakeRoomlink {
         tokio::time::timeout(wait, attempts.recv()).await.ok()?
     }
 
+    /// The next TCP connection's layer outcome: `Err` with why, for a TLS handshake that failed.
+    pub async fn layer(&self) -> Result<(), String> {
+        self.try_layer(WAIT).await.expect("a connection in time")
+    }
+
+    /// The next TCP connection's layer outcome, or `None` when none comes within `wait`.
+    pub async fn try_layer(&self, wait: Duration) -> Option<Result<(), String>> {
+        let mut layers = self.layers.lock().await;
+        tokio::time::timeout(wait, layers.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// The next accepted socket, or `None` when none comes within `wait`.
+    pub async fn try_accept(&mut self, wait: Duration) -> Option<Conn> {
+        tokio::time::timeout(wait, self.sockets.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// The next accepted socket.
     pub async fn accept(&mut self) -> Conn {
         tokio::time::timeout(WAIT, self.sockets.recv())
@@ -161,7 +226,7 @@ impl FakeRoomlink {
 
 /// An accepted socket, roomlink's end.
 pub struct Conn {
-    socket: WebSocketStream<TcpStream>,
+    socket: WebSocketStream<Box<dyn Io>>,
     next_id: AtomicU64,
 }
 
