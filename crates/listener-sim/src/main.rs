@@ -143,7 +143,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         tracing::info!(version = %cli.version, listener_ids = %ids.join(","),
             "listener simulator started (outbound)");
         // One dial-home loop per id, all in this task, all stopped by the same signal.
-        let stop = stop_signal().boxed_local().shared();
+        let stop = roomlink_listener_protocol::dial_home::stop_signal()
+            .boxed_local()
+            .shared();
         let loops = dial
             .into_iter()
             .map(|settings| dial_home(settings, Arc::clone(&state), stop.clone()));
@@ -198,25 +200,4 @@ fn outbound_settings(cli: &Cli) -> anyhow::Result<Vec<DialHomeSettings>> {
         all.push(settings);
     }
     Ok(all)
-}
-
-/// SIGINT or SIGTERM (outbound mode; actix handles them in inbound mode).
-async fn stop_signal() {
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        () = interrupt => tracing::info!("SIGINT: closing the connection to roomlink"),
-        () = terminate => tracing::info!("SIGTERM: closing the connection to roomlink"),
-    }
 }

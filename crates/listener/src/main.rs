@@ -172,9 +172,15 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
             std::io::stdout().flush()?;
             tracing::info!(version = %LISTENER_VERSION, drivers = %protocols,
                 listener_id = %dial.listener_id, "listener started (outbound)");
-            startup::dial_home(settings, dial, private_key, drivers, stop_signal())
-                .await
-                .map_err(anyhow::Error::msg)?;
+            startup::dial_home(
+                settings,
+                dial,
+                private_key,
+                drivers,
+                roomlink_listener_protocol::dial_home::stop_signal(),
+            )
+            .await
+            .map_err(anyhow::Error::msg)?;
             tracing::info!("listener stopped");
             Ok(())
         });
@@ -194,25 +200,4 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
         tracing::info!("listener stopped");
         Ok(())
     })
-}
-
-/// SIGINT or SIGTERM (outbound mode; actix handles them in inbound mode).
-async fn stop_signal() {
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        () = interrupt => tracing::info!("SIGINT: closing the connection to roomlink"),
-        () = terminate => tracing::info!("SIGTERM: closing the connection to roomlink"),
-    }
 }

@@ -5,8 +5,9 @@
 //! Proves: a command sent to any instance reaches the listener wherever it is connected; a
 //! token deleted through one instance is refused by another at once (not after the 5 s cache);
 //! killing the holding instance moves the listener to another and commands work again, while
-//! commands in flight end with `ListenerOffline` or `CommandTimedOut`; the endpoint limit holds
-//! across instances; a listener cannot connect with another listener's secret; and a NATS
+//! commands in flight end with `ListenerOffline` or `CommandTimedOut`; the endpoint limit and
+//! Zero Touch pairings hold across instances; an inbound listener is polled by one instance, and
+//! by another once that one dies; a listener cannot connect with another listener's secret; and a NATS
 //! restart heals without restarting roomlink. Needs `ROOMLINK_TEST_DATABASE_URL` (CI sets it)
 //! and `nats-server` on the PATH or in /usr/sbin (CI installs it).
 
@@ -26,6 +27,20 @@ use std::time::{Duration, Instant};
 use support::service::{Service, sigkill, token};
 
 const COMMAND_TIMEOUT_MS: u64 = 3000;
+
+/// One companion-platform user with Zero Touch, in the enterprise the test creates.
+const PLATFORM_USERS: &str = r#"
+[[users]]
+username = "alice@example.com"
+password = "alice-platform-pw"
+platform_id = 1001
+enterprise = "acme"
+enterprise_admin = true
+first_name = "Alice"
+last_name = "Liddell"
+zero_touch = true
+access_tokens = ["plat-token-alice"]
+"#;
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -162,6 +177,12 @@ async fn three_instances_act_as_one() {
             "1000".into(),
         ),
     ];
+    let users = service.dir.path().join("platform-users.toml");
+    std::fs::write(&users, PLATFORM_USERS).unwrap();
+    service.env.push((
+        "ROOMLINK__PLATFORM__STATIC_FILE".into(),
+        users.display().to_string(),
+    ));
     service.tenant("acme");
     service.admin(&["admin", "enterprise", "set-limit", "acme", "4"], "");
     let mut children = Vec::new();
@@ -382,6 +403,50 @@ async fn three_instances_act_as_one() {
     )
     .await;
     eprintln!("deleted token refused by another instance after {took:?}");
+
+    // Zero Touch across instances: the code read through A, the companion's token made
+    // through B and used through C; A lists the pairing that C's use created.
+    let (status, code) = client
+        .call(
+            Method::GET,
+            &format!("{a}/api/endpoints/{room}/currentpairingcode"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{code}");
+    let created = http
+        .post(format!(
+            "{b}/api/auth/accesstokens?platformaccesstoken=plat-token-alice&code={}&clientDeviceType=IOS_NATIVE",
+            code["code"].as_str().unwrap()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), StatusCode::OK);
+    let companion = Client {
+        token: created.json::<Value>().await.unwrap()["accessToken"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+        http: http.clone(),
+    };
+    let (status, body) = companion
+        .call(
+            Method::GET,
+            &format!("{c}/api/endpoints/{room}/status"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, paired) = client
+        .call(
+            Method::GET,
+            &format!("{a}/api/endpoints/{room}/paired"),
+            None,
+        )
+        .await;
+    assert_eq!(paired.as_array().map(Vec::len), Some(1), "{paired}");
+    assert_eq!(paired[0]["username"], "alice@example.com");
 
     // Another listener's secret does not open this one.
     let (_, other) = client

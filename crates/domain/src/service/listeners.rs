@@ -122,7 +122,7 @@ impl ListenerAdmin {
         principal: &Principal,
         id: &ListenerServiceId,
         body: &Map<String, Value>,
-    ) -> Result<ListenerService> {
+    ) -> Result<ListenerView> {
         principal.authorize(Operation::UpdateListenerService, Target::ListenerService)?;
         let (profile, secret) = decode_listener(body)?;
         if let Some(Value::String(body_id)) = body.get("id")
@@ -153,7 +153,9 @@ impl ListenerAdmin {
             listener: id.clone(),
             drop_link,
         });
-        Ok(listener)
+        // The answer is shaped like GET's (a connection that stays open shows as such).
+        let mut views = self.with_links(principal, vec![listener]).await?;
+        views.pop().ok_or_else(|| id.not_found())
     }
 
     pub async fn delete(&self, principal: &Principal, id: &ListenerServiceId) -> Result<()> {

@@ -16,7 +16,7 @@ pub mod session;
 pub mod settings;
 pub mod tls;
 
-pub use run::run;
+pub use run::{run, stop_signal};
 pub use settings::{DialHomeSettings, ListenerSecret, Timing};
 
 use crate::server::{Answer, Route};

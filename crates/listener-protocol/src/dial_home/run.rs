@@ -104,3 +104,25 @@ pub async fn run<H: Handler>(
         attempt = attempt.wrapping_add(1);
     }
 }
+
+/// SIGINT or SIGTERM: when an outbound listener closes its connection and stops (in inbound
+/// mode actix handles the signals itself).
+pub async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT: closing the connection to roomlink"),
+        () = terminate => tracing::info!("SIGTERM: closing the connection to roomlink"),
+    }
+}

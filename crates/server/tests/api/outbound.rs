@@ -201,6 +201,7 @@ async fn a_new_secret_closes_the_socket_and_the_old_one_is_refused(app: TestApp)
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["connected"].is_boolean(), "shaped like GET: {body}");
     // Closed with 4001; its reconnections with the old secret are refused.
     until_connected(&app, &rw, &id, false).await;
     tokio::time::sleep(Duration::from_millis(800)).await;
