@@ -23,13 +23,23 @@ macro_rules! on_conn {
             let result: Result<_, $crate::error::DbError> = match &$store.pool {
                 $crate::pool::DbPool::Pg(pool) => {
                     let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
-                    let $c = &mut *conn;
-                    $body
+                    // Its own future, so that a `?` inside the body lands here, where the
+                    // connection can still be asked what the failure was.
+                    let outcome: Result<_, $crate::error::DbError> = async {
+                        let $c = &mut *conn;
+                        $body
+                    }
+                    .await;
+                    $crate::pool::settle_pg(&mut conn, outcome, $store.timeout).await
                 }
                 $crate::pool::DbPool::Sqlite(pool) => {
                     let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
-                    let $c = &mut *conn;
-                    $body
+                    let outcome: Result<_, $crate::error::DbError> = async {
+                        let $c = &mut *conn;
+                        $body
+                    }
+                    .await;
+                    $crate::pool::settle_sqlite(outcome)
                 }
             };
             result
@@ -55,18 +65,21 @@ macro_rules! db_tx {
             match &$store.pool {
                 $crate::pool::DbPool::Pg(pool) => {
                     let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
-                    diesel_async::AsyncConnection::transaction(
+                    let outcome = diesel_async::AsyncConnection::transaction(
                         &mut *conn,
                         async |$c| -> Result<_, $crate::error::DbError> { $body },
                     )
-                    .await
+                    .await;
+                    $crate::pool::settle_pg(&mut conn, outcome, $store.timeout).await
                 }
                 $crate::pool::DbPool::Sqlite(pool) => {
                     let mut conn = $crate::pool::checkout(pool.get(), $store.timeout).await?;
-                    conn.immediate_transaction(async |$c| -> Result<_, $crate::error::DbError> {
-                        $body
-                    })
-                    .await
+                    let outcome = conn
+                        .immediate_transaction(async |$c| -> Result<_, $crate::error::DbError> {
+                            $body
+                        })
+                        .await;
+                    $crate::pool::settle_sqlite(outcome)
                 }
             }
         })

@@ -4,13 +4,14 @@ use crate::config::Target;
 use crate::error::{DbError, StoreError};
 use crate::{Backend, DbConfig};
 use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sqlite::SqliteConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use std::future::Future;
 use std::time::Duration;
 
@@ -109,5 +110,91 @@ where
         Err(_) => Err(DbError::Unavailable(
             format!("no database connection within {timeout:?}").into(),
         )),
+    }
+}
+
+/// A PostgreSQL operation's outcome, told apart by the state of its session where diesel-async
+/// dropped the SQLSTATE (kind `Unknown`). The server ends a session with an error of its own
+/// (57P01 admin_shutdown on a restart or `pg_terminate_backend`, 57P02 crash_shutdown, 57P05
+/// idle_session_timeout, …) whose code no longer reaches us and whose message is in the
+/// server's language; so one probe on the same connection decides instead: no answer at all
+/// means the session is gone and the failure was the server's (`Unavailable`); any answer,
+/// even an error, means the session lives and the failure was the statement's (classified as
+/// it is). Runs only after such a failure, while the connection is still held.
+pub(crate) async fn settle_pg<T>(
+    conn: &mut AsyncPgConnection,
+    outcome: Result<T, DbError>,
+    limit: Duration,
+) -> Result<T, DbError> {
+    match outcome {
+        Err(DbError::Query(e @ DieselError::DatabaseError(DatabaseErrorKind::Unknown, _))) => {
+            if session_lives(conn, limit).await {
+                Err(DbError::Query(e))
+            } else {
+                Err(DbError::Unavailable(Box::new(e)))
+            }
+        }
+        other => other,
+    }
+}
+
+/// Whether the server still answers on this connection. An error answer counts (inside an
+/// aborted transaction `SELECT 1` gets 25P02); no answer within `limit` does not.
+async fn session_lives(conn: &mut AsyncPgConnection, limit: Duration) -> bool {
+    let probe = diesel::sql_query("SELECT 1").execute(conn);
+    match tokio::time::timeout(limit, probe).await {
+        Ok(Ok(_)) => true,
+        Ok(Err(DieselError::DatabaseError(kind, _))) => !matches!(
+            kind,
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand
+        ),
+        Ok(Err(_)) | Err(_) => false,
+    }
+}
+
+/// SQLite's message for its result code SQLITE_BUSY (its `sqlite3_errstr`). diesel keeps only
+/// the message of SQLite errors it does not name, and reading the code from the handle would
+/// take `unsafe`, which the workspace forbids. SQLite has no message catalogs: this text is
+/// fixed per result code in the library, unlike a PostgreSQL server's.
+const SQLITE_BUSY_MESSAGE: &str = "database is locked";
+
+/// A SQLite operation's outcome: still locked by another writer after `busy_timeout` is
+/// `Unavailable`, like an exhausted pool.
+pub(crate) fn settle_sqlite<T>(outcome: Result<T, DbError>) -> Result<T, DbError> {
+    match outcome {
+        Err(DbError::Query(DieselError::DatabaseError(DatabaseErrorKind::Unknown, info)))
+            if info.message() == SQLITE_BUSY_MESSAGE =>
+        {
+            Err(DbError::Unavailable(Box::new(DieselError::DatabaseError(
+                DatabaseErrorKind::Unknown,
+                info,
+            ))))
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unknown(message: &str) -> Result<(), DbError> {
+        Err(DbError::Query(DieselError::DatabaseError(
+            DatabaseErrorKind::Unknown,
+            Box::new(message.to_owned()),
+        )))
+    }
+
+    #[test]
+    fn sqlite_still_busy_is_unavailable_and_other_sqlite_failures_are_not() {
+        assert!(matches!(
+            settle_sqlite(unknown("database is locked")),
+            Err(DbError::Unavailable(_))
+        ));
+        assert!(matches!(
+            settle_sqlite(unknown("no such table: endpoints")),
+            Err(DbError::Query(_))
+        ));
+        assert!(matches!(settle_sqlite(Ok(())), Ok(())));
     }
 }

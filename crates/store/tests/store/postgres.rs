@@ -4,12 +4,13 @@
 use crate::secrets;
 use diesel::QueryableByName;
 use diesel::sql_types::Text;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use roomlink_domain::ErrorKind;
 use roomlink_domain::ids::EnterpriseId;
 use roomlink_domain::ports::{EndpointStore, EnterpriseStore, PollLease, StoreHealth};
 use roomlink_store::testing::TestDatabase;
 use roomlink_store::{Backend, DbConfig, DbStore, StoreError};
+use std::sync::Arc;
 use std::time::Duration;
 
 crate::contract::contract_tests!(crate::support::postgres);
@@ -195,6 +196,124 @@ async fn lost_database_is_storage_unavailable() {
     let ent = EnterpriseId::from_trusted("e1".into());
     let err = store.list_endpoints(&ent).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StorageUnavailable, "{err:?}");
+}
+
+/// Runs `op` on `store` while `admin` holds an exclusive lock on `table`, so that the store's
+/// query waits on the server; then ends the waiting session from another connection, as a
+/// server restart or failover does (`pg_terminate_backend`: FATAL 57P01 admin_shutdown).
+/// Returns what the store's operation answered.
+async fn end_session_mid_query<T: Send + 'static>(
+    db: &TestDatabase,
+    table: &str,
+    op: impl std::future::Future<Output = roomlink_domain::Result<T>> + Send + 'static,
+) -> roomlink_domain::Result<T> {
+    let mut admin = AsyncPgConnection::establish(db.url()).await.unwrap();
+    admin
+        .batch_execute(&format!(
+            "BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
+        ))
+        .await
+        .unwrap();
+    let running = tokio::spawn(op);
+    let mut killer = AsyncPgConnection::establish(db.url()).await.unwrap();
+    let mut killed = Vec::new();
+    for _ in 0..100 {
+        killed = lines(
+            &mut killer,
+            "SELECT pg_terminate_backend(pid)::text AS s FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .await;
+        if !killed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        killed,
+        ["true"],
+        "the store's query was waiting on the lock"
+    );
+    let answered = tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("the store answers once its session is gone")
+        .unwrap();
+    admin.batch_execute("ROLLBACK").await.unwrap();
+    answered
+}
+
+/// A session the server ends mid-query is `StorageUnavailable`, outside and inside a
+/// transaction, decided by the connection's state and not by the server's message: the
+/// message would read otherwise under another `lc_messages`. (This machine's PostgreSQL cannot
+/// show that directly: `locale -a` lists only C and POSIX, so `SET lc_messages` refuses
+/// `de_DE.UTF-8`; the unit tests in `error.rs` give the classification German text.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_ended_mid_query_is_storage_unavailable() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let mut config = DbConfig::new(db.url());
+    config.connect_timeout = Duration::from_secs(5);
+    let store = Arc::new(DbStore::connect(&config).await.unwrap());
+    store.migrate().await.unwrap();
+
+    // Outside a transaction (`db_run!`).
+    let s = store.clone();
+    let err = end_session_mid_query(
+        &db,
+        "enterprises",
+        async move { s.list_enterprises().await },
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::StorageUnavailable, "{err:?}");
+
+    // Inside one (`db_tx!`): its first statement waits on the lock.
+    let s = store.clone();
+    let err = end_session_mid_query(&db, "endpoint_statuses", async move {
+        s.delete_enterprise(&EnterpriseId::from_trusted("e1".into()))
+            .await
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::StorageUnavailable, "{err:?}");
+
+    // The dead connections left the pool: the store serves again.
+    assert!(store.list_enterprises().await.unwrap().is_empty());
+    assert!(
+        !store
+            .delete_enterprise(&EnterpriseId::from_trusted("e1".into()))
+            .await
+            .unwrap()
+    );
+}
+
+/// A statement the server refuses while the session lives (here 42P01 undefined_table: a schema
+/// that is not the store's) stays `InternalError`, outside and inside a transaction: asking the
+/// session after a failure does not turn bugs into "try again".
+#[tokio::test(flavor = "multi_thread")]
+async fn a_statement_error_on_a_live_session_is_internal() {
+    let Some(db) = TestDatabase::create().await else {
+        return;
+    };
+    let store = DbStore::connect(&DbConfig::new(db.url())).await.unwrap();
+    store.migrate().await.unwrap();
+    let mut admin = AsyncPgConnection::establish(db.url()).await.unwrap();
+    admin
+        .batch_execute(
+            "ALTER TABLE enterprises RENAME TO enterprises_gone; \
+             ALTER TABLE endpoint_statuses RENAME TO endpoint_statuses_gone",
+        )
+        .await
+        .unwrap();
+    let err = store.list_enterprises().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InternalError, "{err:?}");
+    let err = store
+        .delete_enterprise(&EnterpriseId::from_trusted("e1".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InternalError, "{err:?}");
+    store.ping().await.unwrap();
 }
 
 /// Two instances on one database: one holds the poll lease, the other does not until the
