@@ -179,11 +179,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 // write, an unsupported `X-HTTP-Method-Override`) alike, as the resource
                 // still supports the same methods.
                 if let Some(allow) = &allow {
-                    response
-                        .headers_mut()
-                        .insert(header::ALLOW, allow.clone());
+                    response.headers_mut().insert(header::ALLOW, allow.clone());
                 }
-                Ok(ErrorHandlerResponse::Response(response.map_into_left_body()))
+                Ok(ErrorHandlerResponse::Response(
+                    response.map_into_left_body(),
+                ))
             },
         )));
     }
