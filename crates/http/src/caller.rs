@@ -2,16 +2,21 @@
 //!
 //! A token comes from the `X-Access-Token` header or the `accesstoken` query parameter; Basic
 //! credentials from `Authorization: Basic`. When both are present the token is used.
+//!
+//! Every check of credentials goes through [`throttled`], which applies the failed-authentication
+//! throttle per credential ([`Attempt`]): it is applied here rather than before routing because
+//! which credential a request presents decides whose allowance it spends.
 
 use crate::AppState;
 use crate::error::ApiError;
+use crate::limits::{Attempt, Limit, too_many_requests};
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use base64::Engine;
-use roomlink_domain::Error;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::auth::{Credentials, Principal};
+use roomlink_domain::{Error, ErrorKind};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -69,6 +74,38 @@ fn credentials(req: &HttpRequest) -> Result<Option<Credentials>, Error> {
     }
 }
 
+/// Verifies credentials under the failed-authentication throttle: `verify` is not run for an
+/// attempt refused unverified ([`Attempt::Password`], [`Attempt::ListenerSecret`]), and a
+/// `BadCredentialsException` from it is counted, or answered `TooManyRequests` once the
+/// attempt's allowance from this address is spent. Other outcomes pass as they are: only wrong
+/// credentials count (missing ones guess nothing).
+pub(crate) async fn throttled<T>(
+    state: &AppState,
+    address: Option<std::net::IpAddr>,
+    attempt: Attempt<'_>,
+    verify: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let limiter = &state.limiter;
+    let attempt = limiter.attempt(address, attempt);
+    let refused = |retry_after| {
+        state.metrics.record_limited(Limit::AuthFailures.name());
+        too_many_requests(Limit::AuthFailures, retry_after)
+    };
+    limiter.before_verifying(&attempt).map_err(refused)?;
+    match verify.await {
+        Err(e) if e.kind() == ErrorKind::BadCredentialsException => {
+            limiter.verifying_failed(&attempt).map_err(refused)?;
+            Err(e)
+        }
+        outcome => outcome,
+    }
+}
+
+/// The request's client address, as the limits key it.
+pub(crate) fn address(req: &HttpRequest) -> Option<std::net::IpAddr> {
+    req.peer_addr().map(|a| a.ip())
+}
+
 impl FromRequest for Caller {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
@@ -76,9 +113,24 @@ impl FromRequest for Caller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let state = req.app_data::<web::Data<AppState>>().cloned();
         let creds = credentials(req);
+        let address = address(req);
         Box::pin(async move {
             let state = state.ok_or_else(|| Error::internal("application state missing"))?;
-            let principal = state.services.auth.authenticate(creds?).await?;
+            let auth = &state.services.auth;
+            let principal = match creds? {
+                Some(Credentials::Basic { username, password }) => {
+                    let attempt = Attempt::Password {
+                        username: &username,
+                    };
+                    let verify = auth.by_password(&username, password);
+                    throttled(&state, address, attempt, verify).await?
+                }
+                Some(token @ Credentials::Token(_)) => {
+                    let verify = auth.authenticate(Some(token));
+                    throttled(&state, address, Attempt::AccessToken, verify).await?
+                }
+                None => auth.authenticate(None).await?,
+            };
             Ok(Caller(principal))
         })
     }

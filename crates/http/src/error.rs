@@ -45,6 +45,10 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let e = &self.0;
+        if e.kind() == ErrorKind::TooManyRequests {
+            // Refusals come in floods (a throttled guesser); the request log has each one.
+            return self.render();
+        }
         if e.kind().status() >= 500 {
             // The cause goes to the log only; `Display` of the error includes it.
             tracing::error!(error = %e, "request failed");

@@ -4,7 +4,9 @@
 //! Rates are governor's keyed GCRA limiters (a token bucket by another name) kept in memory per
 //! process (several instances each apply their own). A refusal is `TooManyRequests` with
 //! `Retry-After`, decided before any password hash or database work, so a flood costs little.
-//! The failed-authentication throttle is our own ([`throttle`]): see there for why.
+//! The failed-authentication throttle is our own ([`throttle`]): see there for why. It is not
+//! applied here before routing but where credentials are checked ([`Limiter::attempt`]), as
+//! it counts per credential: see [`Attempt`].
 
 mod throttle;
 
@@ -63,8 +65,8 @@ pub struct LimitOptions {
     pub per_address: Rate,
     /// Requests per access token (Basic-authenticated requests count per address only).
     pub per_token: Rate,
-    /// Failed authentications (401) per client address; past it, requests from that address
-    /// are refused until the bucket refills.
+    /// Failed authentications (401) per client address and [`Attempt`]: past it, that attempt
+    /// from that address is refused until the bucket refills.
     pub auth_failures: Rate,
     /// All request headers together, in bytes; 0 disables.
     pub max_header_bytes: usize,
@@ -155,6 +157,37 @@ impl Limit {
     }
 }
 
+/// Credentials a request presents, as the failed-authentication throttle counts them.
+///
+/// Failures count per client address and, within it, per what they guess: so a guesser
+/// behind a NAT or proxy spends its own allowance, not its neighbours'.
+#[derive(Debug, Clone, Copy)]
+pub enum Attempt<'a> {
+    /// Basic credentials of this user name (a service or companion-platform user). A spent
+    /// pair is refused before its password is verified, the right one included: refusing the
+    /// guessed account at the guessing address is what stops online guessing, and it costs no
+    /// password hash.
+    Password { username: &'a str },
+    /// An access token. A token names no account, so its failures count for the address; a
+    /// spent address still gets its tokens looked up (a cache hit or one indexed read), and
+    /// only those that fail are refused, so a valid token always passes.
+    AccessToken,
+    /// A companion-platform access token: like [`Attempt::AccessToken`], in its own bucket.
+    PlatformToken,
+    /// An outbound listener's shared secret for this listener id: like a password.
+    ListenerSecret { listener: &'a str },
+}
+
+/// An [`Attempt`] from one address, ready to check and count (no credential in it).
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptKey {
+    /// `None` without a peer address (tests driving the app without a socket).
+    key: Option<throttle::Key>,
+    /// Whether a spent key is refused before verifying (named accounts) or only when
+    /// verifying fails (tokens).
+    refuse_unverified: bool,
+}
+
 /// The limits of one server. The clock is governor's: the monotonic one in service, a fake one
 /// that tests advance by hand.
 pub struct Limiter<C: Clock = MonotonicClock> {
@@ -163,6 +196,8 @@ pub struct Limiter<C: Clock = MonotonicClock> {
     /// Keyed by a keyed hash of the token, so the map holds no credential.
     per_token: Buckets<u64, C>,
     auth_failures: throttle::FailureThrottle<C>,
+    /// The hash key for tokens, user names and listener ids in map keys: random per process,
+    /// so nobody can aim collisions or recover a name from a hash.
     token_keys: RandomState,
 }
 
@@ -197,12 +232,10 @@ impl<C: Clock + Clone> Limiter<C> {
     }
 
     /// Admits a request from `address`, carrying `token` if any, or says which limit refuses.
+    /// (The failed-authentication throttle is applied where credentials are checked: see
+    /// [`Limiter::attempt`].)
     pub fn admit(&self, address: Option<IpAddr>, token: Option<&str>) -> Result<(), (Limit, u64)> {
         if let Some(ip) = address {
-            // Looking only: a throttled address is refused before its credentials are checked.
-            self.auth_failures
-                .check(ip)
-                .map_err(|s| (Limit::AuthFailures, s))?;
             self.per_address
                 .check(&ip)
                 .map_err(|s| (Limit::Address, s))?;
@@ -214,10 +247,50 @@ impl<C: Clock + Clone> Limiter<C> {
         Ok(())
     }
 
-    /// Counts a failed authentication from `address`; the refusal, if any, comes with the next
-    /// request.
-    pub fn failed_authentication(&self, address: IpAddr) {
-        self.auth_failures.failed(address);
+    /// The throttle's key for `attempt` from `address`. User names count case-insensitively,
+    /// so that varying the case of a name a store or the platform may match either way does
+    /// not buy a fresh allowance.
+    pub fn attempt(&self, address: Option<IpAddr>, attempt: Attempt<'_>) -> AttemptKey {
+        let kind = match attempt {
+            Attempt::Password { username } => {
+                throttle::Kind::User(self.token_keys.hash_one(("user", username.to_lowercase())))
+            }
+            Attempt::AccessToken => throttle::Kind::AccessToken,
+            Attempt::PlatformToken => throttle::Kind::PlatformToken,
+            Attempt::ListenerSecret { listener } => {
+                throttle::Kind::Listener(self.token_keys.hash_one(("listener", listener)))
+            }
+        };
+        AttemptKey {
+            key: address.map(|address| throttle::Key { address, kind }),
+            refuse_unverified: matches!(
+                attempt,
+                Attempt::Password { .. } | Attempt::ListenerSecret { .. }
+            ),
+        }
+    }
+
+    /// Before the credentials are verified: `Err(retry_after_secs)` when the attempt is to be
+    /// refused unverified (a named account whose allowance from this address is spent).
+    /// Spends nothing.
+    pub fn before_verifying(&self, attempt: &AttemptKey) -> Result<(), u64> {
+        match attempt.key {
+            Some(key) if attempt.refuse_unverified => self.auth_failures.check(key),
+            _ => Ok(()),
+        }
+    }
+
+    /// After the credentials failed verification: `Err(retry_after_secs)` when the answer is
+    /// to be a refusal rather than the failure, as the allowance was already spent (nothing
+    /// more is spent then); else counts the failure, and the refusal, if any, comes with the
+    /// next failing attempt.
+    pub fn verifying_failed(&self, attempt: &AttemptKey) -> Result<(), u64> {
+        let Some(key) = attempt.key else {
+            return Ok(());
+        };
+        self.auth_failures.check(key)?;
+        self.auth_failures.failed(key);
+        Ok(())
     }
 }
 
@@ -226,7 +299,7 @@ pub fn too_many_requests(limit: Limit, retry_after_secs: u64) -> Error {
     let what = match limit {
         Limit::Address => "requests from this address",
         Limit::Token => "requests with this access token",
-        Limit::AuthFailures => "failed authentication attempts from this address",
+        Limit::AuthFailures => "failed authentication attempts like this one from this address",
     };
     Error::new(
         ErrorKind::TooManyRequests,
@@ -293,20 +366,78 @@ mod tests {
         assert_eq!(l.admit(Some(IP), None), Ok(()));
     }
 
+    fn per_minute(burst: f64) -> Rate {
+        Rate {
+            rate_per_sec: burst / 60.0,
+            burst,
+        }
+    }
+
     #[test]
-    fn failed_authentications_throttle_the_address_only_once_spent() {
-        let per_minute = Rate {
-            rate_per_sec: 1.0 / 60.0,
-            burst: 2.0,
-        };
-        let (l, clock) = limiter(Rate::OFF, Rate::OFF, per_minute);
+    fn a_password_guesser_is_refused_for_the_guessed_user_only() {
+        let (l, clock) = limiter(Rate::OFF, Rate::OFF, per_minute(2.0));
+        let guessed = l.attempt(Some(IP), Attempt::Password { username: "x" });
+        for _ in 0..2 {
+            assert_eq!(l.before_verifying(&guessed), Ok(()));
+            assert_eq!(l.verifying_failed(&guessed), Ok(()));
+        }
+        // Refused before verifying, whatever the password: 2 per minute, one back in 30 s.
+        assert_eq!(l.before_verifying(&guessed), Err(30));
+        // Another case of the same name is the same account.
+        let shouted = l.attempt(Some(IP), Attempt::Password { username: "X" });
+        assert_eq!(l.before_verifying(&shouted), Err(30));
+        // Other users and tokens from the same address, and the same user from another
+        // address, pass.
+        let other_address = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+        for other in [
+            l.attempt(Some(IP), Attempt::Password { username: "y" }),
+            l.attempt(Some(IP), Attempt::AccessToken),
+            l.attempt(Some(IP), Attempt::PlatformToken),
+            l.attempt(Some(IP), Attempt::ListenerSecret { listener: "x" }),
+            l.attempt(Some(other_address), Attempt::Password { username: "x" }),
+        ] {
+            assert_eq!(l.before_verifying(&other), Ok(()), "{other:?}");
+        }
+        // Without an address there is nothing to key by.
+        let unknown = l.attempt(None, Attempt::Password { username: "x" });
+        assert_eq!(l.before_verifying(&unknown), Ok(()));
+        assert_eq!(l.verifying_failed(&unknown), Ok(()));
+        // Requests are not limited by any of it.
         assert_eq!(l.admit(Some(IP), None), Ok(()));
-        l.failed_authentication(IP);
-        assert_eq!(l.admit(Some(IP), None), Ok(()));
-        l.failed_authentication(IP);
-        assert_eq!(l.admit(Some(IP), None), Err((Limit::AuthFailures, 60)));
-        clock.advance(Duration::from_secs(60));
-        assert_eq!(l.admit(Some(IP), None), Ok(()));
+        clock.advance(Duration::from_secs(30));
+        assert_eq!(l.before_verifying(&guessed), Ok(()));
+    }
+
+    #[test]
+    fn a_token_guesser_is_refused_only_for_tokens_that_fail() {
+        let (l, clock) = limiter(Rate::OFF, Rate::OFF, per_minute(2.0));
+        let token = l.attempt(Some(IP), Attempt::AccessToken);
+        // Two failures answer as failures.
+        assert_eq!(l.verifying_failed(&token), Ok(()));
+        assert_eq!(l.verifying_failed(&token), Ok(()));
+        // A token is always looked up: a valid one passes however spent the address is...
+        assert_eq!(l.before_verifying(&token), Ok(()));
+        // ...and one that fails is refused, spending nothing more.
+        assert_eq!(l.verifying_failed(&token), Err(30));
+        assert_eq!(l.verifying_failed(&token), Err(30));
+        // Passwords from the same address are not affected.
+        let password = l.attempt(Some(IP), Attempt::Password { username: "y" });
+        assert_eq!(l.before_verifying(&password), Ok(()));
+        clock.advance(Duration::from_secs(30));
+        assert_eq!(l.verifying_failed(&token), Ok(()));
+        assert_eq!(l.verifying_failed(&token), Err(30));
+    }
+
+    #[test]
+    fn the_throttle_keys_hold_no_names() {
+        let (l, _) = limiter(Rate::OFF, Rate::OFF, per_minute(2.0));
+        let attempt = l.attempt(
+            Some(IP),
+            Attempt::Password {
+                username: "alice-the-admin",
+            },
+        );
+        assert!(!format!("{attempt:?}").contains("alice"));
     }
 
     #[test]

@@ -146,11 +146,6 @@ pub async fn observe(
     };
     if let Some(state) = &state {
         let status = response.status().as_u16();
-        if status == 401
-            && let Some(peer) = response.request().peer_addr()
-        {
-            state.limiter.failed_authentication(peer.ip());
-        }
         let failure = response
             .response()
             .extensions()

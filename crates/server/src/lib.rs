@@ -273,7 +273,8 @@ fn log_wiring(settings: &Settings, platform: &str) {
     let l = &settings.limits;
     tracing::info!(
         "abuse limits: {}/s burst {} per address, {}/s burst {} per token, {} failed \
-         authentications per minute per address, {} header bytes (0 = off)",
+         authentications per minute per address and user name or token kind, {} header bytes \
+         (0 = off)",
         l.address_rate_per_sec,
         l.address_burst,
         l.token_rate_per_sec,

@@ -65,7 +65,8 @@ pub struct LimitSettings {
     /// Sustained requests per second with one access token, and the burst allowed.
     pub token_rate_per_sec: f64,
     pub token_burst: u32,
-    /// Failed authentications per minute from one address before it is refused for a while.
+    /// Failed authentications per minute from one address, per user name (Basic) or per
+    /// credential kind (tokens), before that attempt is refused for a while.
     pub auth_failures_per_minute: u32,
     /// All request headers together.
     pub max_header_bytes: usize,

@@ -1,10 +1,9 @@
-//! The failed-authentication throttle: per client address, a bucket that only failed
-//! authentications spend and that every request looks at without spending.
+//! The failed-authentication throttle: per [`Key`] (an address and what was guessed there), a
+//! bucket that only failed authentications spend and that attempts look at without spending.
 //!
 //! Our own rather than governor's, because a GCRA limiter can only test and spend at once: it
-//! has no way to ask "is this address's allowance spent?" without taking from it, and asking is
-//! what every request does here. (Issue #16 will key it by address and username: only [`Key`]
-//! and its two callers change.)
+//! has no way to ask "is this key's allowance spent?" without taking from it, and asking is
+//! what every attempt does here.
 
 use super::Rate;
 use governor::clock::{Clock, Reference};
@@ -13,11 +12,38 @@ use std::net::IpAddr;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-/// Whose failures count together.
-pub(super) type Key = IpAddr;
+/// Whose failures count together: one client address, and within it one kind of credential
+/// (and, for credentials that name an account, that account). A guesser so spends only its
+/// own allowance: the neighbours behind the same address (a NAT, a proxy) keep theirs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct Key {
+    pub address: IpAddr,
+    pub kind: Kind,
+}
+
+/// What was guessed at an address. Account names are held as a keyed hash (the key is random
+/// per process), so the map holds no user name; no variant holds a password, token or secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Kind {
+    /// Access tokens: a token names no account until it is looked up.
+    AccessToken,
+    /// Companion-platform access tokens (the same, at the platform).
+    PlatformToken,
+    /// Basic credentials of one user name.
+    User(u64),
+    /// The shared secret of one listener service.
+    Listener(u64),
+}
 
 /// Maps smaller than this are never pruned.
 const MIN_PRUNE_AT: usize = 1024;
+
+/// The most keys remembered. An entry takes under 100 bytes, so with the map's spare capacity
+/// this is at most some 20 MB. Only keys with recent failures are held and every failure that
+/// is counted went through a credential check, so reaching this takes a flood from very many
+/// addresses or user names; past it, failures of keys not yet held go uncounted until pruning
+/// frees room, while keys already held (those being throttled) stay throttled.
+pub(super) const MAX_KEYS: usize = 100_000;
 
 struct Bucket<I> {
     tokens: f64,
@@ -26,15 +52,19 @@ struct Bucket<I> {
 
 struct State<I> {
     buckets: HashMap<Key, Bucket<I>>,
-    /// The size at which the next insertion prunes first: twice what the last pruning kept, so
-    /// pruning costs O(1) per insertion over time however many addresses stay throttled.
+    /// The size at which the next new key prunes first: twice what the last pruning kept
+    /// (within [`MIN_PRUNE_AT`]..=[`MAX_KEYS`]), so pruning costs O(1) per insertion over time
+    /// however many keys stay throttled.
     prune_at: usize,
+    /// New keys still to drop unpruned after a pruning that left the map full: walking a full
+    /// map for every failure would make the bound itself the cost of a flood.
+    drop_unpruned: usize,
 }
 
 pub(super) struct FailureThrottle<C: Clock> {
     rate: Rate,
     clock: C,
-    /// Only addresses with recent failures: looking inserts nothing.
+    /// Only keys with recent failures: looking inserts nothing.
     state: Mutex<State<C::Instant>>,
 }
 
@@ -46,6 +76,7 @@ impl<C: Clock> FailureThrottle<C> {
             state: Mutex::new(State {
                 buckets: HashMap::new(),
                 prune_at: MIN_PRUNE_AT,
+                drop_unpruned: 0,
             }),
         }
     }
@@ -87,11 +118,25 @@ impl<C: Clock> FailureThrottle<C> {
         let now = self.clock.now();
         let mut state = self.state();
         if !state.buckets.contains_key(&key) && state.buckets.len() >= state.prune_at {
+            if state.drop_unpruned > 0 {
+                state.drop_unpruned -= 1;
+                return;
+            }
             // A full bucket is the same as none.
             state
                 .buckets
                 .retain(|_, b| self.tokens(b, now) < self.rate.burst);
-            state.prune_at = (state.buckets.len() * 2).max(MIN_PRUNE_AT);
+            let kept = state.buckets.len();
+            state.prune_at = (kept * 2).clamp(MIN_PRUNE_AT, MAX_KEYS);
+            if kept >= MAX_KEYS {
+                // Half the map's size in new keys before the next walk: O(1) per failure.
+                state.drop_unpruned = MAX_KEYS / 2;
+                tracing::warn!(
+                    keys = kept,
+                    "failed-authentication throttle full: new failures go uncounted for a while"
+                );
+                return;
+            }
         }
         let full = self.rate.burst;
         let bucket = state.buckets.entry(key).or_insert(Bucket {
@@ -104,7 +149,7 @@ impl<C: Clock> FailureThrottle<C> {
     }
 
     #[cfg(test)]
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.state().buckets.len()
     }
 }
@@ -114,6 +159,13 @@ mod tests {
     use super::*;
     use governor::clock::FakeRelativeClock;
     use std::net::Ipv4Addr;
+
+    const A: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+    const B: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2));
+
+    fn key(address: IpAddr, kind: Kind) -> Key {
+        Key { address, kind }
+    }
 
     fn throttle(per_minute: u32) -> (FailureThrottle<FakeRelativeClock>, FakeRelativeClock) {
         let clock = FakeRelativeClock::default();
@@ -128,21 +180,76 @@ mod tests {
     fn looking_neither_spends_nor_remembers() {
         let (t, _) = throttle(1);
         for _ in 0..10 {
-            assert_eq!(t.check(Key::from(Ipv4Addr::LOCALHOST)), Ok(()));
+            assert_eq!(t.check(key(A, Kind::AccessToken)), Ok(()));
         }
         assert_eq!(t.len(), 0);
     }
 
     #[test]
-    fn refilled_addresses_are_forgotten_when_the_map_grows() {
+    fn a_spent_key_throttles_only_itself() {
+        let (t, clock) = throttle(3);
+        let guessed = key(A, Kind::User(1));
+        for _ in 0..3 {
+            assert_eq!(t.check(guessed), Ok(()));
+            t.failed(guessed);
+        }
+        // 3 per minute: one failure back in 20 s.
+        assert_eq!(t.check(guessed), Err(20));
+        // The same address with another user name or a token, and the same user name from
+        // another address, are not held back.
+        for other in [
+            key(A, Kind::User(2)),
+            key(A, Kind::AccessToken),
+            key(A, Kind::PlatformToken),
+            key(A, Kind::Listener(1)),
+            key(B, Kind::User(1)),
+        ] {
+            assert_eq!(t.check(other), Ok(()), "{other:?}");
+        }
+        // Failing on while refused does not push the refill further away.
+        t.failed(guessed);
+        clock.advance(Duration::from_secs(19));
+        assert_eq!(t.check(guessed), Err(1));
+        clock.advance(Duration::from_secs(1));
+        assert_eq!(t.check(guessed), Ok(()));
+        t.failed(guessed);
+        assert_eq!(t.check(guessed), Err(20));
+    }
+
+    #[test]
+    fn refilled_keys_are_forgotten_when_the_map_grows() {
         let (t, clock) = throttle(30);
         for i in 0..MIN_PRUNE_AT as u32 {
-            t.failed(Key::from(Ipv4Addr::from(i)));
+            t.failed(key(IpAddr::V4(Ipv4Addr::from(i)), Kind::AccessToken));
         }
         assert_eq!(t.len(), MIN_PRUNE_AT);
         // One failure refills in 2 s.
         clock.advance(Duration::from_secs(2));
-        t.failed(Key::from(Ipv4Addr::BROADCAST));
+        t.failed(key(A, Kind::User(7)));
         assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn the_map_is_capped_and_keeps_the_keys_it_throttles() {
+        let (t, _) = throttle(1);
+        let throttled = key(A, Kind::User(0));
+        t.failed(throttled);
+        for i in 1..MAX_KEYS as u64 {
+            t.failed(key(A, Kind::User(i)));
+        }
+        assert_eq!(t.len(), MAX_KEYS);
+        // Nothing has refilled: a new key is not remembered, and the map does not grow.
+        let newcomer = key(B, Kind::AccessToken);
+        t.failed(newcomer);
+        assert_eq!(t.len(), MAX_KEYS);
+        assert_eq!(t.check(newcomer), Ok(()));
+        // A key already held still counts and stays throttled.
+        t.failed(throttled);
+        assert_eq!(t.check(throttled), Err(60));
+        // The next new keys are dropped without walking the map again.
+        for i in 0..MAX_KEYS as u64 / 2 {
+            t.failed(key(B, Kind::User(i)));
+        }
+        assert_eq!(t.len(), MAX_KEYS);
     }
 }

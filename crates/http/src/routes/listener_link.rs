@@ -2,7 +2,9 @@
 //! (docs/listener-protocol.md, "Transport: outbound WebSocket").
 
 use crate::AppState;
+use crate::caller::{address, throttled};
 use crate::error::ApiResult;
+use crate::limits::Attempt;
 use crate::links::SUBPROTOCOL;
 use crate::links::socket::{self, Ended, MAX_FRAME_BYTES};
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
@@ -63,10 +65,9 @@ async fn connect(
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
     let services = &state.services;
-    let listener = services
-        .listeners
-        .authenticate_link(&id, bearer(&req))
-        .await?;
+    let verify = services.listeners.authenticate_link(&id, bearer(&req));
+    let attempt = Attempt::ListenerSecret { listener: &id };
+    let listener = throttled(&state, address(&req), attempt, verify).await?;
     let (response, session, stream) = actix_ws::handle_with_protocols(&req, body, &[SUBPROTOCOL])
         .map_err(|e| {
         Error::invalid(format!(

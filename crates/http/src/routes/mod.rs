@@ -1,7 +1,7 @@
 //! The route table. Each operation is declared once, beside its handler, in its area's module
 //! (the types: [`crate::table`]); [`TABLE`] orders them, [`configure`] registers them with actix and `openapi` describes
 //! them. A path answers its own methods; any other method is `MethodNotAllowed` naming the
-//! allowed ones, and any unknown path is `NotFound`.
+//! allowed ones (in its details and in `Allow`), and any unknown path is `NotFound`.
 
 mod control;
 mod csv_export;
@@ -19,6 +19,9 @@ mod tokens;
 
 use crate::error::ApiError;
 use crate::table::Operation;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{HttpRequest, HttpResponse, Resource, web};
 use roomlink_domain::{Error, ErrorKind};
 use std::sync::Arc;
@@ -163,10 +166,30 @@ fn shorten(text: &str, max: usize) -> String {
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     for (path, ops) in by_path() {
-        let allowed = ops.iter().map(|op| op.method.as_str()).collect();
+        let allowed: Vec<&'static str> = ops.iter().map(|op| op.method.as_str()).collect();
+        let allow = allow_header(&allowed);
         let resource = ops.iter().fold(resource(path, allowed), |resource, op| {
             resource.route((op.handler)(web::method(op.method.actix())))
         });
-        cfg.service(resource);
+        cfg.service(resource.wrap(ErrorHandlers::new().handler(
+            StatusCode::METHOD_NOT_ALLOWED,
+            move |mut response| {
+                // RFC 9110 §15.5.6: a 405 names the methods the resource supports. Every 405
+                // of the path gets it: the router's and the handlers' (an `Unmodifiable`
+                // write, an unsupported `X-HTTP-Method-Override`) alike, as the resource
+                // still supports the same methods.
+                if let Some(allow) = &allow {
+                    response.headers_mut().insert(header::ALLOW, allow.clone());
+                }
+                Ok(ErrorHandlerResponse::Response(
+                    response.map_into_left_body(),
+                ))
+            },
+        )));
     }
+}
+
+/// The `Allow` value listing `methods` (`GET, POST`); `None` only if one were not a token.
+fn allow_header(methods: &[&str]) -> Option<HeaderValue> {
+    HeaderValue::from_str(&methods.join(", ")).ok()
 }

@@ -1,8 +1,9 @@
 //! `/api/auth/accesstokens`: create, list, inspect, delete.
 
 use crate::AppState;
-use crate::caller::{Caller, basic_credentials, query_param};
+use crate::caller::{Caller, address, basic_credentials, query_param, throttled};
 use crate::error::ApiResult;
+use crate::limits::Attempt;
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::access::Operation as Op;
@@ -56,16 +57,19 @@ async fn create(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
     let created = match platform_token(&req)? {
         Some(platform_token) => {
             let code = query_param(&req, "code");
-            tokens
-                .create_with_platform_token(&Secret::new(platform_token), code.as_deref(), &options)
-                .await?
+            let platform_token = Secret::new(platform_token);
+            let verify =
+                tokens.create_with_platform_token(&platform_token, code.as_deref(), &options);
+            throttled(&state, address(&req), Attempt::PlatformToken, verify).await?
         }
         None => match basic_credentials(&req) {
             Some(creds) => {
                 let (username, password) = creds?;
-                tokens
-                    .create_with_password(&username, password, &options)
-                    .await?
+                let attempt = Attempt::Password {
+                    username: &username,
+                };
+                let verify = tokens.create_with_password(&username, password, &options);
+                throttled(&state, address(&req), attempt, verify).await?
             }
             None => return Err(Error::not_authenticated().into()),
         },

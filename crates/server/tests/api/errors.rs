@@ -11,9 +11,28 @@ async fn framework_failures_are_catalog_bodies(app: TestApp) {
         assert_error(status, &body, 404, "NotFound", 1217481661);
     }
     // Wrong method.
-    let (status, body) = app.call(Method::DELETE, "/api/endpoints", &rw, None).await;
+    let response = app
+        .with_token(Method::DELETE, "/api/endpoints", &rw)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["allow"], "GET, POST");
+    let (status, body) = json(response).await;
     assert_error(status, &body, 405, "MethodNotAllowed", 1900000002);
     assert_eq!(body["errorDetails"]["allowed"], json!(["GET", "POST"]));
+    // A 405 a handler answers names the resource's methods too (`allowed` is the override's).
+    let response = app
+        .with_token(Method::PUT, "/api/endpoints/0123456789abcdef01234567", &rw)
+        .header("X-HTTP-Method-Override", "DELETE")
+        .header("Content-Type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["allow"], "GET, PUT, PATCH, DELETE");
+    let (status, body) = json(response).await;
+    assert_error(status, &body, 405, "MethodNotAllowed", 1900000002);
+    assert_eq!(body["errorDetails"]["allowed"], json!(["PATCH"]));
     // Malformed JSON.
     let response = app
         .with_token(Method::POST, "/api/endpoints", &rw)

@@ -5,7 +5,7 @@ mod enforcement;
 
 use super::{TABLE, by_path, configure, not_found};
 use crate::table::{Access, Doc, Method};
-use actix_web::http::{Method as HttpMethod, StatusCode};
+use actix_web::http::{Method as HttpMethod, StatusCode, header};
 use actix_web::test::{TestRequest, call_service, init_service, read_body_json};
 use actix_web::{App, web};
 use roomlink_domain::access;
@@ -108,7 +108,7 @@ fn allowed_methods_keep_their_order() {
 
 /// Each path of the table reaches its own resource (none is shadowed by a pattern registered
 /// before it), each of its methods reaches a handler, and any other method is
-/// `MethodNotAllowed` listing the table's methods for that path.
+/// `MethodNotAllowed` listing the table's methods for that path, in its details and in `Allow`.
 #[actix_web::test]
 async fn actix_answers_exactly_the_table() {
     let app = init_service(
@@ -158,6 +158,13 @@ async fn actix_answers_exactly_the_table() {
                 "{method} {path}"
             );
             assert_eq!(response.request().match_pattern().as_deref(), Some(path));
+            // RFC 9110 §15.5.6: the same list in `Allow`, HEAD and OPTIONS included.
+            let allow: Vec<_> = response
+                .headers()
+                .get_all(header::ALLOW)
+                .map(|v| v.to_str().expect("an ASCII Allow"))
+                .collect();
+            assert_eq!(allow, [allowed.join(", ")], "{method} {path}");
             if method == HttpMethod::HEAD {
                 continue;
             }
