@@ -3,6 +3,7 @@
 //! It reuses the domain's CSV rules (parse, plan, export format) so that `csv validate` says
 //! exactly what the service will do, and it knows nothing of the service's adapters.
 
+pub mod audit;
 pub mod client;
 pub mod commands;
 pub mod config;
@@ -73,6 +74,27 @@ pub enum Command {
     /// Endpoints: list, inspect, control
     #[command(subcommand)]
     Endpoints(EndpointCommand),
+    /// The audit trail: who changed what and drove which room, newest first (ROLE_READWRITE)
+    Audit {
+        /// Only entries about this endpoint, listener or token id
+        #[arg(long)]
+        target: Option<String>,
+        /// Only entries by this username or token id
+        #[arg(long)]
+        actor: Option<String>,
+        /// From this time: milliseconds since the epoch, or an age such as 24h or 7d
+        #[arg(long)]
+        since: Option<String>,
+        /// Until this time (same forms as --since)
+        #[arg(long)]
+        until: Option<String>,
+        /// At most this many entries
+        #[arg(long, default_value_t = 100, conflicts_with = "all")]
+        limit: usize,
+        /// Every entry that matches
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -280,6 +302,26 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                 EndpointCommand::Status { id } => commands::status(&c, id.as_deref(), g.json, out),
             }
             .map(|()| 0)
+        }
+        Command::Audit {
+            target,
+            actor,
+            since,
+            until,
+            limit,
+            all,
+        } => {
+            if *limit == 0 {
+                return Err(CliError::other("--limit must be at least 1"));
+            }
+            let query = audit::AuditQuery {
+                target: target.as_deref(),
+                actor: actor.as_deref(),
+                since: since.as_deref(),
+                until: until.as_deref(),
+                limit: (!*all).then_some(*limit),
+            };
+            audit::audit(&client(g)?, &query, g.json, out).map(|()| 0)
         }
     }
 }

@@ -151,6 +151,7 @@ operations! {
     UpdateListenerService => "listenerservices.update",
     DeleteListenerService => "listenerservices.delete",
     ListFailures => "failures.list",
+    ListAuditLog => "auditlog.list",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -174,7 +175,9 @@ impl Operation {
             | UpdateEnterprise
             | CreateListenerService
             | UpdateListenerService
-            | DeleteListenerService => Access::Write,
+            | DeleteListenerService
+            // The trail names the enterprise's users and what they did: for its administrators.
+            | ListAuditLog => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
             // caller's token is checked separately (see `authorize`).
             ListAccessTokens | GetAccessToken | DeleteAccessToken | ListEndpoints | GetEndpoint

@@ -17,6 +17,7 @@
 //! client or async runtime (`cargo xtask boundaries` checks it).
 
 pub mod access;
+pub mod audit;
 pub mod cluster;
 pub mod endpoint;
 pub mod enterprise;

@@ -5,6 +5,7 @@
 //! them): scoping by enterprise, atomic limit checks, all-or-nothing CSV uploads. One mutex
 //! makes every operation a transaction. Nothing survives the process.
 
+use crate::audit::{AuditEntry, AuditFilter, AuditPage, AuditRecord};
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -13,7 +14,7 @@ use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, Tok
 use crate::listener::{LinkPresence, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::ports::{
-    CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, LinkStore,
+    AuditStore, CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, LinkStore,
     ListenerStore, PairingStore, PollLease, StatusStore, StoreHealth, TokenStore, UserStore,
 };
 use crate::rules::csv::{CsvContext, CsvReport};
@@ -40,6 +41,19 @@ struct State {
     paired: Vec<PairedStatus>,
     statuses: HashMap<(EnterpriseId, EndpointId), EndpointStatus>,
     failures: Vec<Failure>,
+    /// Oldest first, each with its position.
+    audit: Vec<AuditRecord>,
+    next_audit: i64,
+}
+
+impl State {
+    fn audit(&mut self, entry: &AuditEntry) {
+        self.next_audit += 1;
+        self.audit.push(AuditRecord {
+            position: ListPosition(self.next_audit),
+            entry: entry.clone(),
+        });
+    }
 }
 
 #[derive(Default)]
@@ -154,11 +168,17 @@ impl EnterpriseStore for MemoryStore {
             .collect())
     }
 
-    async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool> {
+    async fn set_public_key(
+        &self,
+        id: &EnterpriseId,
+        public_key: Option<String>,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut s = self.lock()?;
         match s.enterprises.iter_mut().find(|e| e.id == *id) {
             Some(e) => {
                 e.public_key = public_key;
+                s.audit(audit);
                 Ok(true)
             }
             None => Ok(false),
@@ -216,6 +236,7 @@ impl EnterpriseStore for MemoryStore {
             paired,
             statuses,
             failures,
+            audit,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -230,6 +251,7 @@ impl EnterpriseStore for MemoryStore {
         paired.retain(|p| p.enterprise_id != *id);
         statuses.retain(|(e, _), _| e != id);
         failures.retain(|f| f.enterprise_id != *id);
+        audit.retain(|a| a.entry.enterprise_id != *id);
         Ok(true)
     }
 }
@@ -300,8 +322,10 @@ impl UserStore for MemoryStore {
 
 #[async_trait]
 impl TokenStore for MemoryStore {
-    async fn insert_token(&self, token: &AccessToken) -> Result<()> {
-        self.lock()?.tokens.push(token.clone());
+    async fn insert_token(&self, token: &AccessToken, audit: &AuditEntry) -> Result<()> {
+        let mut s = self.lock()?;
+        s.tokens.push(token.clone());
+        s.audit(audit);
         Ok(())
     }
 
@@ -338,7 +362,12 @@ impl TokenStore for MemoryStore {
             .collect())
     }
 
-    async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool> {
+    async fn delete_token(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &TokenId,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut s = self.lock()?;
         let before = s.tokens.len();
         s.tokens
@@ -346,6 +375,7 @@ impl TokenStore for MemoryStore {
         let deleted = s.tokens.len() != before;
         if deleted {
             s.paired.retain(|p| p.token_id != *id);
+            s.audit(audit);
         }
         Ok(deleted)
     }
@@ -430,12 +460,13 @@ impl EndpointStore for MemoryStore {
         Ok(s.position(enterprise, id).map(|i| s.endpoints[i].clone()))
     }
 
-    async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()> {
+    async fn insert_endpoint(&self, endpoint: &Endpoint, audit: &AuditEntry) -> Result<()> {
         let mut s = self.lock()?;
         let limit = EndpointLimit(s.enterprise(endpoint.enterprise_id())?.endpoint_limit);
         limit.admit(s.count_endpoints(endpoint.enterprise_id()), 1)?;
         s.check_calendar(endpoint)?;
         s.endpoints.push(endpoint.clone());
+        s.audit(audit);
         Ok(())
     }
 
@@ -444,6 +475,7 @@ impl EndpointStore for MemoryStore {
         enterprise: &EnterpriseId,
         id: &EndpointId,
         change: EndpointChange,
+        audit: &AuditEntry,
     ) -> Result<Endpoint> {
         let mut s = self.lock()?;
         let i = s.position(enterprise, id).ok_or_else(|| id.not_found())?;
@@ -455,10 +487,16 @@ impl EndpointStore for MemoryStore {
         }
         s.check_calendar(&updated)?;
         s.endpoints[i] = updated.clone();
+        s.audit(audit);
         Ok(updated)
     }
 
-    async fn delete_endpoint(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<bool> {
+    async fn delete_endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut s = self.lock()?;
         let Some(i) = s.position(enterprise, id) else {
             return Ok(false);
@@ -469,6 +507,7 @@ impl EndpointStore for MemoryStore {
         s.paired
             .retain(|p| !(p.enterprise_id == *enterprise && p.endpoint_id == *id));
         s.statuses.remove(&(enterprise.clone(), id.clone()));
+        s.audit(audit);
         Ok(true)
     }
 
@@ -477,6 +516,7 @@ impl EndpointStore for MemoryStore {
         enterprise: &EnterpriseId,
         ids: Vec<EndpointId>,
         apply: CsvApply,
+        audit: &AuditEntry,
     ) -> Result<CsvReport> {
         let mut s = self.lock()?;
         let limit = EndpointLimit(s.enterprise(enterprise)?.endpoint_limit);
@@ -533,14 +573,17 @@ impl EndpointStore for MemoryStore {
             staged.check_calendar(e)?;
         }
         s.endpoints = staged.endpoints;
+        s.audit(&audit.clone().detail(write.report.audit_detail()));
         Ok(write.report)
     }
 }
 
 #[async_trait]
 impl ListenerStore for MemoryStore {
-    async fn insert_listener(&self, listener: &ListenerService) -> Result<()> {
-        self.lock()?.listeners.push(listener.clone());
+    async fn insert_listener(&self, listener: &ListenerService, audit: &AuditEntry) -> Result<()> {
+        let mut s = self.lock()?;
+        s.listeners.push(listener.clone());
+        s.audit(audit);
         Ok(())
     }
 
@@ -567,7 +610,11 @@ impl ListenerStore for MemoryStore {
             .cloned())
     }
 
-    async fn update_listener(&self, listener: &ListenerService) -> Result<bool> {
+    async fn update_listener(
+        &self,
+        listener: &ListenerService,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let mut s = self.lock()?;
         match s
             .listeners
@@ -576,6 +623,7 @@ impl ListenerStore for MemoryStore {
         {
             Some(l) => {
                 *l = listener.clone();
+                s.audit(audit);
                 Ok(true)
             }
             None => Ok(false),
@@ -586,6 +634,7 @@ impl ListenerStore for MemoryStore {
         &self,
         enterprise: &EnterpriseId,
         id: &ListenerServiceId,
+        audit: &AuditEntry,
     ) -> Result<bool> {
         let mut s = self.lock()?;
         let users = s
@@ -604,6 +653,7 @@ impl ListenerStore for MemoryStore {
         let deleted = s.listeners.len() != before;
         if deleted {
             s.links.retain(|l| l.listener_id != *id);
+            s.audit(audit);
         }
         Ok(deleted)
     }
@@ -708,7 +758,7 @@ impl PairingStore for MemoryStore {
             .cloned())
     }
 
-    async fn save_pairing_code(&self, code: &PairingCode) -> Result<()> {
+    async fn save_pairing_code(&self, code: &PairingCode, audit: &AuditEntry) -> Result<()> {
         let mut s = self.lock()?;
         if s.pairing_codes
             .iter()
@@ -720,6 +770,7 @@ impl PairingStore for MemoryStore {
             !(p.enterprise_id == code.enterprise_id && p.endpoint_id == code.endpoint_id)
         });
         s.pairing_codes.push(code.clone());
+        s.audit(audit);
         Ok(())
     }
 
@@ -829,6 +880,48 @@ impl FailureStore for MemoryStore {
         let before = s.failures.len();
         s.failures.retain(|f| f.error_date >= cutoff);
         Ok((before - s.failures.len()) as u64)
+    }
+}
+
+#[async_trait]
+impl AuditStore for MemoryStore {
+    async fn record_audit(&self, entry: &AuditEntry) -> Result<()> {
+        self.lock()?.audit(entry);
+        Ok(())
+    }
+
+    async fn audit_page(
+        &self,
+        enterprise: &EnterpriseId,
+        filter: &AuditFilter,
+        before: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<AuditPage> {
+        let s = self.lock()?;
+        let mut entries: Vec<AuditRecord> = s
+            .audit
+            .iter()
+            .rev()
+            .filter(|r| before.is_none_or(|b| r.position < b))
+            .filter(|r| r.entry.enterprise_id == *enterprise && filter.matches(&r.entry))
+            .take(limit.saturating_add(1))
+            .cloned()
+            .collect();
+        let more = entries.len() > limit;
+        entries.truncate(limit);
+        let next = if more {
+            entries.last().map(|r| r.position)
+        } else {
+            None
+        };
+        Ok(AuditPage { entries, next })
+    }
+
+    async fn purge_audit(&self, cutoff: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.audit.len();
+        s.audit.retain(|r| r.entry.at >= cutoff);
+        Ok((before - s.audit.len()) as u64)
     }
 }
 

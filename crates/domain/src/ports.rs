@@ -11,6 +11,7 @@
 //!
 //! With the `mock` feature every port has a mockall mock (`MockEndpointStore`, ...).
 
+use crate::audit::{AuditEntry, AuditFilter, AuditPage};
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -53,8 +54,14 @@ pub trait EnterpriseStore: Send + Sync {
     async fn enterprise_by_name(&self, name: &str) -> Result<Option<Enterprise>>;
     /// The ids of every enterprise: for work that visits each tenant in turn (status polling).
     async fn enterprise_ids(&self) -> Result<Vec<EnterpriseId>>;
-    /// Sets or removes the enterprise's public key. `false` if the enterprise does not exist.
-    async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool>;
+    /// Sets or removes the enterprise's public key, recording `audit` in the same transaction.
+    /// `false` if the enterprise does not exist (and nothing is recorded).
+    async fn set_public_key(
+        &self,
+        id: &EnterpriseId,
+        public_key: Option<String>,
+        audit: &AuditEntry,
+    ) -> Result<bool>;
     /// Every enterprise, ordered by name (operator listings).
     async fn list_enterprises(&self) -> Result<Vec<Enterprise>>;
     /// How many endpoints, listeners, service users and stored tokens the enterprise has
@@ -99,7 +106,8 @@ pub trait UserStore: Send + Sync {
 #[cfg_attr(feature = "mock", automock)]
 #[async_trait]
 pub trait TokenStore: Send + Sync {
-    async fn insert_token(&self, token: &AccessToken) -> Result<()>;
+    /// Stores the token and records `audit` in the same transaction.
+    async fn insert_token(&self, token: &AccessToken, audit: &AuditEntry) -> Result<()>;
     /// The token with this hash if it is live at `now` (the token names its enterprise).
     async fn token_by_hash(&self, hash: &TokenHash, now: i64) -> Result<Option<AccessToken>>;
     /// The enterprise's token with this id if it is live at `now`.
@@ -111,8 +119,14 @@ pub trait TokenStore: Send + Sync {
     ) -> Result<Option<AccessToken>>;
     /// The enterprise's tokens live at `now`, oldest first.
     async fn list_tokens(&self, enterprise: &EnterpriseId, now: i64) -> Result<Vec<AccessToken>>;
-    /// Deletes the token and, in the same transaction, its paired statuses. `false` if none.
-    async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool>;
+    /// Deletes the token and, in the same transaction, its paired statuses, recording
+    /// `audit`. `false` if none (and nothing is recorded).
+    async fn delete_token(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &TokenId,
+        audit: &AuditEntry,
+    ) -> Result<bool>;
     /// Deletes every token expired at `now`; returns how many.
     async fn purge_expired_tokens(&self, now: i64) -> Result<u64>;
     /// Deletes the enterprise's tokens a service user created (creator `username`, no
@@ -143,37 +157,48 @@ pub trait EndpointStore: Send + Sync {
     /// `LimitReached` at the enterprise's endpoint limit
     /// ([`crate::rules::limit::EndpointLimit::admit`], also under concurrent inserts),
     /// `DuplicateCalendarId` if another endpoint of the enterprise has its calendarId.
-    async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()>;
+    /// Records `audit` in the same transaction.
+    async fn insert_endpoint(&self, endpoint: &Endpoint, audit: &AuditEntry) -> Result<()>;
     /// Reads the endpoint, applies `change` and writes the result, in one transaction.
     /// `NotFound` if the enterprise has no such endpoint; `DuplicateCalendarId`; any error
-    /// from `change` is returned and nothing is written.
+    /// from `change` is returned and nothing is written. Records `audit` with the write.
     async fn update_endpoint(
         &self,
         enterprise: &EnterpriseId,
         id: &EndpointId,
         change: EndpointChange,
+        audit: &AuditEntry,
     ) -> Result<Endpoint>;
-    /// Deletes the endpoint with its status, pairing code and paired statuses. `false` if none.
-    async fn delete_endpoint(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<bool>;
+    /// Deletes the endpoint with its status, pairing code and paired statuses, recording
+    /// `audit`. `false` if none (and nothing is recorded).
+    async fn delete_endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        audit: &AuditEntry,
+    ) -> Result<bool>;
     /// One CSV upload, in one transaction: reads the [`CsvContext`] for the named `ids`
     /// (existing endpoints, calendarIds in use, listener ids, remaining capacity under the
     /// limit, all consistent with the writes), calls `apply`, and writes its inserts and
     /// updates in batched statements; answers the write's report once committed. If `apply`
     /// or any write fails, nothing is written. `NotFound` for an update of an unknown id,
     /// then `LimitReached` ([`crate::rules::limit::EndpointLimit::admit`]), then
-    /// `DuplicateCalendarId`.
+    /// `DuplicateCalendarId`. Records `audit`, with the report's counts as its detail, in the
+    /// same transaction.
     async fn bulk_put(
         &self,
         enterprise: &EnterpriseId,
         ids: Vec<EndpointId>,
         apply: CsvApply,
+        audit: &AuditEntry,
     ) -> Result<CsvReport>;
 }
 
 #[cfg_attr(feature = "mock", automock)]
 #[async_trait]
 pub trait ListenerStore: Send + Sync {
-    async fn insert_listener(&self, listener: &ListenerService) -> Result<()>;
+    /// Stores the listener and records `audit` in the same transaction.
+    async fn insert_listener(&self, listener: &ListenerService, audit: &AuditEntry) -> Result<()>;
     async fn list_listeners(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerService>>;
     async fn listener(
         &self,
@@ -183,13 +208,17 @@ pub trait ListenerStore: Send + Sync {
     /// A listener by id alone: only for a listener authenticating itself (its secret is
     /// checked next), never for a caller of the API.
     async fn listener_by_id(&self, id: &ListenerServiceId) -> Result<Option<ListenerService>>;
-    /// Replaces the listener of `listener.enterprise_id`. `false` if it does not exist.
-    async fn update_listener(&self, listener: &ListenerService) -> Result<bool>;
-    /// `Invalid` while endpoints still name it; `false` if it does not exist.
+    /// Replaces the listener of `listener.enterprise_id`, recording `audit`. `false` if it
+    /// does not exist (and nothing is recorded).
+    async fn update_listener(&self, listener: &ListenerService, audit: &AuditEntry)
+    -> Result<bool>;
+    /// `Invalid` while endpoints still name it; `false` if it does not exist. Records `audit`
+    /// with the deletion.
     async fn delete_listener(
         &self,
         enterprise: &EnterpriseId,
         id: &ListenerServiceId,
+        audit: &AuditEntry,
     ) -> Result<bool>;
 }
 
@@ -237,8 +266,9 @@ pub trait PairingStore: Send + Sync {
     ) -> Result<Option<PairingCode>>;
     /// The current pairing code with this code (codes are unique across enterprises).
     async fn pairing_code_by_code(&self, code: &str) -> Result<Option<PairingCode>>;
-    /// Makes `code` its endpoint's current pairing code, replacing any earlier one.
-    async fn save_pairing_code(&self, code: &PairingCode) -> Result<()>;
+    /// Makes `code` its endpoint's current pairing code, replacing any earlier one, and
+    /// records `audit` in the same transaction.
+    async fn save_pairing_code(&self, code: &PairingCode, audit: &AuditEntry) -> Result<()>;
     /// Applies one use of a Zero Touch token at `now`, atomically: creates the token's
     /// PairedStatus, or moves its heartbeat (see `PairedStatus::on_use`).
     async fn touch_paired(&self, token: &AccessToken, now: i64) -> Result<Option<PairedStatus>>;
@@ -280,6 +310,26 @@ pub trait FailureStore: Send + Sync {
     async fn purge_failures(&self, cutoff: i64) -> Result<u64>;
 }
 
+/// The audit trail (see [`crate::audit`]). Successful writes are recorded by the write methods
+/// themselves; this records what has no transaction of its own.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait AuditStore: Send + Sync {
+    /// Appends an entry on its own (a refused request, a control command).
+    async fn record_audit(&self, entry: &AuditEntry) -> Result<()>;
+    /// At most `limit` of the enterprise's entries passing `filter`, newest first, older than
+    /// `before` (from the newest when `None`).
+    async fn audit_page(
+        &self,
+        enterprise: &EnterpriseId,
+        filter: &AuditFilter,
+        before: Option<ListPosition>,
+        limit: usize,
+    ) -> Result<AuditPage>;
+    /// Deletes every entry dated before `cutoff`; returns how many.
+    async fn purge_audit(&self, cutoff: i64) -> Result<u64>;
+}
+
 #[cfg_attr(feature = "mock", automock)]
 #[async_trait]
 pub trait StoreHealth: Send + Sync {
@@ -316,6 +366,7 @@ pub trait Store:
     + PairingStore
     + StatusStore
     + FailureStore
+    + AuditStore
     + StoreHealth
 {
 }
@@ -331,6 +382,7 @@ impl<T> Store for T where
         + PairingStore
         + StatusStore
         + FailureStore
+        + AuditStore
         + StoreHealth
 {
 }

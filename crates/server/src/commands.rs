@@ -243,6 +243,7 @@ async fn housekeeping(services: Services) {
                 tokens = purged.tokens,
                 paired = purged.paired,
                 failures = purged.failures,
+                audit = purged.audit,
                 "expired records purged"
             ),
             Ok(_) => {}

@@ -12,6 +12,7 @@ use roomlink_crypto::{Passwords, Sealer, ServiceKey};
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
+use roomlink_domain::service::housekeeping::AuditRetention;
 use roomlink_domain::service::pairing::PairingPolicy;
 use roomlink_domain::service::{Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
@@ -176,6 +177,9 @@ async fn wire(
                 settings.pairing.rotation_interval_secs.saturating_mul(1000),
             )
             .unwrap_or(i64::MAX),
+        },
+        audit_retention: AuditRetention {
+            days: settings.audit.retention_days,
         },
     };
     // This process among roomlink instances: names its connections and bus messages.

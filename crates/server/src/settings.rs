@@ -17,6 +17,7 @@ pub struct Settings {
     pub platform: PlatformSettings,
     pub listener: ListenerSettings,
     pub pairing: PairingSettings,
+    pub audit: AuditSettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
     pub limits: LimitSettings,
@@ -133,6 +134,13 @@ pub struct PlatformSettings {
 pub struct PairingSettings {
     /// How long the pairing code of a ROTATING endpoint lasts.
     pub rotation_interval_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditSettings {
+    /// How long audit entries are kept, in days.
+    pub retention_days: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -318,6 +326,10 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("listener.status_poll_interval_ms", Builtin::Whole(30_000)),
     ("pairing.rotation_interval_secs", Builtin::Whole(86_400)),
     (
+        "audit.retention_days",
+        Builtin::Whole(roomlink_domain::audit::DEFAULT_RETENTION_DAYS as u64),
+    ),
+    (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
     ),
@@ -376,6 +388,7 @@ pub const KNOWN: &[&str] = &[
     "listener.command_timeout_ms",
     "listener.status_poll_interval_ms",
     "pairing.rotation_interval_secs",
+    "audit.retention_days",
     "security.service_key",
     "security.service_key_file",
     "security.bcrypt_cost",
@@ -420,6 +433,7 @@ pub const RANGES: &[Range] = &[
     whole("listener.command_timeout_ms", 1, 600_000),
     whole("listener.status_poll_interval_ms", 1000, 86_400_000),
     whole("pairing.rotation_interval_secs", 60, 31_536_000),
+    whole("audit.retention_days", 1, 36_500),
     whole("security.bcrypt_cost", 4, 31),
     Range {
         key: "limits.address_rate_per_sec",

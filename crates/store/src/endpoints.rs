@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::RunQueryDsl;
+use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
@@ -89,7 +90,7 @@ impl EndpointStore for DbStore {
         })
     }
 
-    async fn insert_endpoint(&self, endpoint: &Endpoint) -> Result<()> {
+    async fn insert_endpoint(&self, endpoint: &Endpoint, audit: &AuditEntry) -> Result<()> {
         let enterprise = endpoint.enterprise_id().as_str();
         let row = EndpointRow::new(endpoint);
         db_tx!(self, |c| {
@@ -108,6 +109,7 @@ impl EndpointStore for DbStore {
                 .execute(c)
                 .await
                 .map_err(|e| calendar_taken(e, || calendar_of(endpoint)))?;
+            append_audit!(c, audit)?;
             Ok(())
         })
     }
@@ -117,6 +119,7 @@ impl EndpointStore for DbStore {
         enterprise: &EnterpriseId,
         id: &EndpointId,
         change: EndpointChange,
+        audit: &AuditEntry,
     ) -> Result<Endpoint> {
         db_tx!(self, |c| {
             let current = c
@@ -139,11 +142,17 @@ impl EndpointStore for DbStore {
             .execute(c)
             .await
             .map_err(|e| calendar_taken(e, || calendar_of(&updated)))?;
+            append_audit!(c, audit)?;
             Ok(updated)
         })
     }
 
-    async fn delete_endpoint(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<bool> {
+    async fn delete_endpoint(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         db_tx!(self, |c| {
             let deleted = diesel::delete(
                 endpoints::table
@@ -164,6 +173,7 @@ impl EndpointStore for DbStore {
             )
             .execute(c)
             .await?;
+            append_audit!(c, audit)?;
             Ok(true)
         })
     }
@@ -173,6 +183,7 @@ impl EndpointStore for DbStore {
         enterprise: &EnterpriseId,
         ids: Vec<EndpointId>,
         apply: CsvApply,
+        audit: &AuditEntry,
     ) -> Result<CsvReport> {
         let ent = enterprise.as_str();
         let ids: Vec<&str> = ids.iter().map(EndpointId::as_str).collect();
@@ -277,6 +288,7 @@ impl EndpointStore for DbStore {
                     .await
                     .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
             }
+            append_audit!(c, &audit.clone().detail(report.audit_detail()))?;
             Ok(report)
         })
     }

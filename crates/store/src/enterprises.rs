@@ -4,12 +4,13 @@ use crate::DbStore;
 use crate::error::{DbError, is_unique_violation};
 use crate::models::{EnterpriseRow, UserRow};
 use crate::schema::{
-    access_tokens, endpoint_statuses, endpoints, enterprises, failures, listener_links,
+    access_tokens, audit_log, endpoint_statuses, endpoints, enterprises, failures, listener_links,
     listener_services, paired_statuses, pairing_codes, service_users,
 };
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
+use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use roomlink_domain::ids::EnterpriseId;
 use roomlink_domain::ports::{EnterpriseStore, UserStore};
@@ -73,12 +74,20 @@ impl EnterpriseStore for DbStore {
         })
     }
 
-    async fn set_public_key(&self, id: &EnterpriseId, public_key: Option<String>) -> Result<bool> {
-        db_run!(self, |c| {
+    async fn set_public_key(
+        &self,
+        id: &EnterpriseId,
+        public_key: Option<String>,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
+        db_tx!(self, |c| {
             let n = diesel::update(enterprises::table.find(id.as_str()))
                 .set(enterprises::public_key.eq(&public_key))
                 .execute(c)
                 .await?;
+            if n > 0 {
+                append_audit!(c, audit)?;
+            }
             Ok(n > 0)
         })
     }
@@ -182,6 +191,9 @@ impl EnterpriseStore for DbStore {
                 .execute(c)
                 .await?;
             diesel::delete(failures::table.filter(failures::enterprise_id.eq(id)))
+                .execute(c)
+                .await?;
+            diesel::delete(audit_log::table.filter(audit_log::enterprise_id.eq(id)))
                 .execute(c)
                 .await?;
             let n = diesel::delete(enterprises::table.find(id))

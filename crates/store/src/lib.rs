@@ -87,6 +87,18 @@ macro_rules! db_tx {
     };
 }
 
+/// Inside a `db_tx!` body: appends the audit entry `$entry` in the write's own transaction, so
+/// the trail holds exactly the writes that were committed.
+macro_rules! append_audit {
+    ($c:expr, $entry:expr) => {
+        diesel::insert_into($crate::schema::audit_log::table)
+            .values($crate::models::NewAuditRow::new($entry))
+            .execute($c)
+            .await
+    };
+}
+
+mod audit;
 mod config;
 mod dialect;
 mod endpoints;

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
+use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::ids::{EnterpriseId, ListenerServiceId};
 use roomlink_domain::listener;
 use roomlink_domain::listener::ListenerService;
@@ -14,13 +15,14 @@ use roomlink_domain::ports::ListenerStore;
 
 #[async_trait]
 impl ListenerStore for DbStore {
-    async fn insert_listener(&self, listener: &ListenerService) -> Result<()> {
+    async fn insert_listener(&self, listener: &ListenerService, audit: &AuditEntry) -> Result<()> {
         let row = ListenerRow::new(listener);
-        db_run!(self, |c| {
+        db_tx!(self, |c| {
             diesel::insert_into(listener_services::table)
                 .values(&row)
                 .execute(c)
                 .await?;
+            append_audit!(c, audit)?;
             Ok(())
         })
     }
@@ -69,9 +71,13 @@ impl ListenerStore for DbStore {
         })
     }
 
-    async fn update_listener(&self, listener: &ListenerService) -> Result<bool> {
+    async fn update_listener(
+        &self,
+        listener: &ListenerService,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         let row = ListenerRow::new(listener);
-        db_run!(self, |c| {
+        db_tx!(self, |c| {
             let n = diesel::update(
                 listener_services::table
                     .filter(listener_services::enterprise_id.eq(&row.enterprise_id))
@@ -80,6 +86,9 @@ impl ListenerStore for DbStore {
             .set(&row)
             .execute(c)
             .await?;
+            if n > 0 {
+                append_audit!(c, audit)?;
+            }
             Ok(n > 0)
         })
     }
@@ -88,6 +97,7 @@ impl ListenerStore for DbStore {
         &self,
         enterprise: &EnterpriseId,
         id: &ListenerServiceId,
+        audit: &AuditEntry,
     ) -> Result<bool> {
         db_tx!(self, |c| {
             let users: i64 = endpoints::table
@@ -109,6 +119,9 @@ impl ListenerStore for DbStore {
             )
             .execute(c)
             .await?;
+            if n > 0 {
+                append_audit!(c, audit)?;
+            }
             Ok(n > 0)
         })
     }

@@ -12,6 +12,8 @@ use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use roomlink_domain::Error;
 use roomlink_domain::access::{Role, RoleSet};
+use roomlink_domain::audit::{Actor, ActorKind, AuditEntry, AuditRecord};
+use roomlink_domain::endpoint::page::ListPosition;
 use roomlink_domain::endpoint::value::{FieldValue, HttpUrl, TextValue};
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile, EndpointRecord};
 use roomlink_domain::enterprise::{Enterprise, ServiceUser};
@@ -599,6 +601,87 @@ impl FailureRow {
             error_code: self.error_code,
             error_name: self.error_name,
             error_message: self.error_message,
+        })
+    }
+}
+
+/// An audit entry to append; `seq` is the database's.
+#[derive(Insertable)]
+#[diesel(table_name = audit_log, treat_none_as_default_value = false)]
+pub(crate) struct NewAuditRow<'a> {
+    pub enterprise_id: &'a str,
+    pub at_ms: i64,
+    pub actor_kind: &'a str,
+    pub actor_id: &'a str,
+    pub actor_username: Option<&'a str>,
+    pub actor_roles: String,
+    pub operation: &'a str,
+    pub target_id: Option<&'a str>,
+    pub outcome: &'a str,
+    pub detail: Option<&'a str>,
+}
+
+impl<'a> NewAuditRow<'a> {
+    pub fn new(e: &'a AuditEntry) -> Self {
+        NewAuditRow {
+            enterprise_id: e.enterprise_id.as_str(),
+            at_ms: e.at,
+            actor_kind: e.actor.kind.as_str(),
+            actor_id: &e.actor.id,
+            actor_username: e.actor.username.as_deref(),
+            actor_roles: e.actor.roles.names().join(","),
+            operation: &e.operation,
+            target_id: e.target_id.as_deref(),
+            outcome: &e.outcome,
+            detail: e.detail.as_deref(),
+        }
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = audit_log, check_for_backend(Pg, Sqlite))]
+pub(crate) struct AuditRow {
+    pub seq: i64,
+    pub enterprise_id: String,
+    pub at_ms: i64,
+    pub actor_kind: String,
+    pub actor_id: String,
+    pub actor_username: Option<String>,
+    pub actor_roles: String,
+    pub operation: String,
+    pub target_id: Option<String>,
+    pub outcome: String,
+    pub detail: Option<String>,
+}
+
+impl AuditRow {
+    pub fn into_domain(self) -> Result<AuditRecord, Error> {
+        let bad =
+            |what: &dyn std::fmt::Display| corrupt(format!("audit entry {}: {what}", self.seq));
+        let kind = ActorKind::parse(&self.actor_kind).ok_or_else(|| bad(&"actor kind"))?;
+        let roles = self
+            .actor_roles
+            .split(',')
+            .filter(|r| !r.is_empty())
+            .map(Role::parse)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(&e))?;
+        Ok(AuditRecord {
+            position: ListPosition(self.seq),
+            entry: AuditEntry {
+                enterprise_id: EnterpriseId::from_trusted(self.enterprise_id),
+                at: self.at_ms,
+                actor: Actor {
+                    kind,
+                    id: self.actor_id,
+                    username: self.actor_username,
+                    roles: RoleSet::from_roles(roles),
+                },
+                operation: self.operation,
+                target_id: self.target_id,
+                outcome: self.outcome,
+                detail: self.detail,
+            },
         })
     }
 }

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
+use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, PairingCodeId};
 use roomlink_domain::pairing::{PAIRED_STATUS_TTL_MS, PairedStatus, PairingCode};
 use roomlink_domain::ports::PairingStore;
@@ -66,7 +67,7 @@ impl PairingStore for DbStore {
         })
     }
 
-    async fn save_pairing_code(&self, code: &PairingCode) -> Result<()> {
+    async fn save_pairing_code(&self, code: &PairingCode, audit: &AuditEntry) -> Result<()> {
         let row = PairingCodeRow::new(code);
         db_tx!(self, |c| {
             diesel::delete(
@@ -82,6 +83,7 @@ impl PairingStore for DbStore {
                 .values(&row)
                 .execute(c)
                 .await?;
+            append_audit!(c, audit)?;
             Ok(())
         })
     }

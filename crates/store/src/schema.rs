@@ -162,6 +162,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    audit_log (seq) {
+        seq -> BigInt,
+        enterprise_id -> Text,
+        at_ms -> BigInt,
+        actor_kind -> Text,
+        actor_id -> Text,
+        actor_username -> Nullable<Text>,
+        actor_roles -> Text,
+        operation -> Text,
+        target_id -> Nullable<Text>,
+        outcome -> Text,
+        detail -> Nullable<Text>,
+    }
+}
+
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
 
@@ -176,4 +192,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     paired_statuses,
     endpoint_statuses,
     failures,
+    audit_log,
 );

@@ -7,19 +7,21 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
+use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::ids::{EnterpriseId, TokenId};
 use roomlink_domain::ports::TokenStore;
 use roomlink_domain::token::{AccessToken, TokenHash};
 
 #[async_trait]
 impl TokenStore for DbStore {
-    async fn insert_token(&self, token: &AccessToken) -> Result<()> {
+    async fn insert_token(&self, token: &AccessToken, audit: &AuditEntry) -> Result<()> {
         let row = TokenRow::new(token);
-        db_run!(self, |c| {
+        db_tx!(self, |c| {
             diesel::insert_into(access_tokens::table)
                 .values(&row)
                 .execute(c)
                 .await?;
+            append_audit!(c, audit)?;
             Ok(())
         })
     }
@@ -72,7 +74,12 @@ impl TokenStore for DbStore {
         })
     }
 
-    async fn delete_token(&self, enterprise: &EnterpriseId, id: &TokenId) -> Result<bool> {
+    async fn delete_token(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &TokenId,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
         db_tx!(self, |c| {
             let deleted = diesel::delete(
                 access_tokens::table
@@ -85,6 +92,7 @@ impl TokenStore for DbStore {
                 diesel::delete(paired_statuses::table.find(id.as_str()))
                     .execute(c)
                     .await?;
+                append_audit!(c, audit)?;
             }
             Ok(deleted > 0)
         })

@@ -29,6 +29,7 @@ pub struct Admin {
     pub hasher: Arc<dyn PasswordHasher>,
     pub sealer: Arc<dyn SecretSealer>,
     pub ids: Arc<dyn IdGenerator>,
+    pub audit: Arc<super::audit::Auditor>,
 }
 
 impl Admin {
@@ -330,6 +331,23 @@ impl Admin {
         principal: &crate::service::auth::Principal,
         public_key: Option<String>,
     ) -> Result<Enterprise> {
+        let audit = self.audit.op(
+            principal,
+            crate::access::Operation::UpdateEnterprise,
+            Some(principal.enterprise_id.as_str()),
+        );
+        let result = self
+            .set_public_key_audited(principal, public_key, &audit)
+            .await;
+        self.audit.settle(audit, result).await
+    }
+
+    async fn set_public_key_audited(
+        &self,
+        principal: &crate::service::auth::Principal,
+        public_key: Option<String>,
+        audit: &crate::audit::AuditEntry,
+    ) -> Result<Enterprise> {
         principal.authorize(
             crate::access::Operation::UpdateEnterprise,
             crate::access::Target::Enterprise,
@@ -341,9 +359,14 @@ impl Admin {
             // The sealer knows the key format; asking for its id validates it.
             self.sealer.current_key_id(Some(key))?;
         }
+        let audit = audit.clone().detail(if public_key.is_some() {
+            "public key set"
+        } else {
+            "public key removed"
+        });
         if !self
             .enterprises
-            .set_public_key(&principal.enterprise_id, public_key)
+            .set_public_key(&principal.enterprise_id, public_key, &audit)
             .await?
         {
             return Err(principal.enterprise_id.not_found());
@@ -374,7 +397,15 @@ mod tests {
             hasher: Arc::new(hasher),
             sealer: Arc::new(MockSecretSealer::new()),
             ids: Arc::new(RandomIds),
+            audit: Arc::new(crate::service::audit::Auditor {
+                store: store.clone(),
+                clock: Arc::new(crate::system::SystemClock),
+            }),
         }
+    }
+
+    fn sample(enterprise: &Enterprise) -> crate::audit::AuditEntry {
+        crate::audit::AuditEntry::sample(&enterprise.id, "test", 0)
     }
 
     fn token(enterprise: &Enterprise, creator: &str, platform_id: Option<i64>) -> AccessToken {
@@ -439,7 +470,7 @@ mod tests {
     async fn deleting_an_enterprise_takes_everything_it_owns() {
         let (store, admin, acme) = setup().await;
         store
-            .insert_token(&token(&acme, "ops", None))
+            .insert_token(&token(&acme, "ops", None), &sample(&acme))
             .await
             .unwrap();
         let gone = admin.delete_enterprise("acme", false).await.unwrap();
@@ -465,8 +496,11 @@ mod tests {
         let (store, admin, acme) = setup().await;
         let own = token(&acme, "ops", None);
         let platform_namesake = token(&acme, "ops", Some(7));
-        store.insert_token(&own).await.unwrap();
-        store.insert_token(&platform_namesake).await.unwrap();
+        store.insert_token(&own, &sample(&acme)).await.unwrap();
+        store
+            .insert_token(&platform_namesake, &sample(&acme))
+            .await
+            .unwrap();
 
         let revoked = admin.set_user_disabled("acme", "ops", true).await.unwrap();
         assert_eq!(
@@ -498,7 +532,7 @@ mod tests {
         );
 
         store
-            .insert_token(&token(&acme, "ops", None))
+            .insert_token(&token(&acme, "ops", None), &sample(&acme))
             .await
             .unwrap();
         let r = admin

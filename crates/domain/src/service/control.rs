@@ -43,6 +43,7 @@ pub struct ControlService {
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     pub snapshots: Arc<StatusSnapshots>,
+    pub audit: Arc<super::audit::Auditor>,
 }
 
 /// Which listeners one instance polls: each listener is polled by exactly one instance.
@@ -102,6 +103,20 @@ impl ControlService {
     /// Sends `command` to the endpoint's room system; `NotFound` for another enterprise's
     /// endpoint, `EndpointHasNoListenerService`, `EncryptionUpdated`, or the listener's error.
     pub async fn command(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+        command: Command,
+    ) -> Result<()> {
+        // Recorded with its outcome, never its arguments (a meeting passcode, DTMF digits).
+        let audit = self
+            .audit
+            .op(principal, operation_of(&command), Some(id.as_str()));
+        let result = self.command_unaudited(principal, id, command).await;
+        self.audit.record(audit, result).await
+    }
+
+    async fn command_unaudited(
         &self,
         principal: &Principal,
         id: &EndpointId,

@@ -1,8 +1,10 @@
 //! Endpoint provisioning use cases: list, get, insert, replace, patch, delete, bulk CSV.
 
+use super::audit::Auditor;
 use super::auth::Principal;
 use super::snapshots::StatusSnapshots;
 use crate::access::{Operation, Target};
+use crate::audit::AuditEntry;
 use crate::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
 use crate::endpoint::{Endpoint, EndpointProfile};
 use crate::error::{Error, Result};
@@ -24,6 +26,7 @@ pub struct EndpointService {
     pub ids: Arc<dyn IdGenerator>,
     /// Endpoints created or deleted change the status list.
     pub snapshots: Arc<StatusSnapshots>,
+    pub audit: Arc<Auditor>,
 }
 
 impl EndpointService {
@@ -86,21 +89,30 @@ impl EndpointService {
         principal: &Principal,
         body: &Map<String, Value>,
     ) -> Result<Endpoint> {
-        principal.authorize(Operation::InsertEndpoint, Target::Enterprise)?;
-        let draft = put::insert(body)?;
-        self.check_listener(&principal.enterprise_id, &draft.profile)
-            .await?;
-        let key = self.public_key(&principal.enterprise_id).await?;
-        let password = seal_change(self.sealer.as_ref(), &draft.password, None, key.as_deref())?;
-        let endpoint = Endpoint::new(
-            EndpointId::from_trusted(self.ids.entity_id()),
-            principal.enterprise_id.clone(),
-            draft.profile,
-            password,
-        )?;
-        self.endpoints.insert_endpoint(&endpoint).await?;
-        self.snapshots.invalidate(&principal.enterprise_id);
-        Ok(endpoint)
+        let id = EndpointId::from_trusted(self.ids.entity_id());
+        let audit = self
+            .audit
+            .op(principal, Operation::InsertEndpoint, Some(id.as_str()));
+        let result = async {
+            principal.authorize(Operation::InsertEndpoint, Target::Enterprise)?;
+            let draft = put::insert(body)?;
+            self.check_listener(&principal.enterprise_id, &draft.profile)
+                .await?;
+            let key = self.public_key(&principal.enterprise_id).await?;
+            let password =
+                seal_change(self.sealer.as_ref(), &draft.password, None, key.as_deref())?;
+            let endpoint = Endpoint::new(
+                id.clone(),
+                principal.enterprise_id.clone(),
+                draft.profile,
+                password,
+            )?;
+            self.endpoints.insert_endpoint(&endpoint, &audit).await?;
+            self.snapshots.invalidate(&principal.enterprise_id);
+            Ok(endpoint)
+        }
+        .await;
+        self.audit.settle(audit, result).await
     }
 
     /// PUT: replaces every field of the endpoint with the body's.
@@ -110,10 +122,19 @@ impl EndpointService {
         id: &EndpointId,
         body: &Map<String, Value>,
     ) -> Result<Endpoint> {
-        principal.authorize(Operation::UpdateEndpoint, Target::Endpoint(id))?;
-        let body = body.clone();
-        self.change(principal, id, move |current| put::replace(current, &body))
+        let audit = self
+            .audit
+            .op(principal, Operation::UpdateEndpoint, Some(id.as_str()));
+        let result = async {
+            principal.authorize(Operation::UpdateEndpoint, Target::Endpoint(id))?;
+            let body = body.clone();
+            self.change(principal, id, &audit, move |current| {
+                put::replace(current, &body)
+            })
             .await
+        }
+        .await;
+        self.audit.settle(audit, result).await
     }
 
     /// PATCH: merges `modifiedFields` (the body, or the body's `modifiedFields`).
@@ -123,24 +144,41 @@ impl EndpointService {
         id: &EndpointId,
         body: Value,
     ) -> Result<Endpoint> {
-        principal.authorize(Operation::PatchEndpoint, Target::Endpoint(id))?;
-        let fields = patch::modified_fields(body)?;
-        self.change(principal, id, move |current| patch::merge(current, &fields))
+        let audit = self
+            .audit
+            .op(principal, Operation::PatchEndpoint, Some(id.as_str()));
+        let result = async {
+            principal.authorize(Operation::PatchEndpoint, Target::Endpoint(id))?;
+            let fields = patch::modified_fields(body)?;
+            let audit = audit.clone().detail(field_names(&fields));
+            self.change(principal, id, &audit, move |current| {
+                patch::merge(current, &fields)
+            })
             .await
+        }
+        .await;
+        self.audit.settle(audit, result).await
     }
 
     pub async fn delete(&self, principal: &Principal, id: &EndpointId) -> Result<()> {
-        principal.authorize(Operation::DeleteEndpoint, Target::Endpoint(id))?;
-        if self
-            .endpoints
-            .delete_endpoint(&principal.enterprise_id, id)
-            .await?
-        {
-            self.snapshots.invalidate(&principal.enterprise_id);
-            Ok(())
-        } else {
-            Err(id.not_found())
+        let audit = self
+            .audit
+            .op(principal, Operation::DeleteEndpoint, Some(id.as_str()));
+        let result = async {
+            principal.authorize(Operation::DeleteEndpoint, Target::Endpoint(id))?;
+            if self
+                .endpoints
+                .delete_endpoint(&principal.enterprise_id, id, &audit)
+                .await?
+            {
+                self.snapshots.invalidate(&principal.enterprise_id);
+                Ok(())
+            } else {
+                Err(id.not_found())
+            }
         }
+        .await;
+        self.audit.settle(audit, result).await
     }
 
     /// Bulk load from CSV in one transaction; answers with the full list afterwards and the
@@ -149,6 +187,17 @@ impl EndpointService {
         &self,
         principal: &Principal,
         csv: &[u8],
+    ) -> Result<(Vec<Endpoint>, CsvReport)> {
+        let audit = self.audit.op(principal, Operation::BulkPutEndpoints, None);
+        let result = self.bulk_put_audited(principal, csv, &audit).await;
+        self.audit.settle(audit, result).await
+    }
+
+    async fn bulk_put_audited(
+        &self,
+        principal: &Principal,
+        csv: &[u8],
+        audit: &AuditEntry,
     ) -> Result<(Vec<Endpoint>, CsvReport)> {
         principal.authorize(Operation::BulkPutEndpoints, Target::Enterprise)?;
         let upload = CsvUpload::parse(csv)?;
@@ -173,6 +222,7 @@ impl EndpointService {
                         key.as_deref(),
                     )
                 }),
+                audit,
             )
             .await?;
         self.snapshots.invalidate(&enterprise);
@@ -187,6 +237,7 @@ impl EndpointService {
         &self,
         principal: &Principal,
         id: &EndpointId,
+        audit: &AuditEntry,
         rule: impl Fn(&Endpoint) -> Result<EndpointDraft> + Send + Sync + 'static,
     ) -> Result<Endpoint> {
         let enterprise = principal.enterprise_id.clone();
@@ -218,6 +269,7 @@ impl EndpointService {
                         password,
                     )
                 }),
+                audit,
             )
             .await
     }
@@ -245,6 +297,17 @@ impl EndpointService {
             .await?
             .and_then(|e| e.public_key))
     }
+}
+
+/// A PATCH's detail: the names of the fields it set, never their values.
+fn field_names(fields: &Map<String, Value>) -> String {
+    // Unknown fields are refused before anything is written; the filter keeps this so.
+    let names: Vec<&str> = fields
+        .keys()
+        .map(String::as_str)
+        .filter(|k| k.len() <= 64 && k.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .collect();
+    format!("fields: {}", names.join(", "))
 }
 
 fn seal_change(
@@ -344,6 +407,10 @@ mod tests {
             sealer: Arc::new(marking_sealer()),
             ids: Arc::new(RandomIds),
             snapshots: Arc::default(),
+            audit: Arc::new(Auditor {
+                store: store.clone(),
+                clock: Arc::new(crate::system::SystemClock),
+            }),
         };
         (svc, principal, store)
     }

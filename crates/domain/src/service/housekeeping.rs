@@ -4,21 +4,49 @@
 //! Correctness never depends on the purge (every read filters expired tokens and paired
 //! statuses by time); it only keeps the tables small. Failures are the exception: nothing
 //! expires them, and an offline listener adds one per poll, so they are kept for
-//! [`FAILURE_RETENTION_MS`].
+//! [`FAILURE_RETENTION_MS`], and audit entries for their configured [`AuditRetention`].
 
+use crate::audit::DEFAULT_RETENTION_DAYS;
 use crate::error::Result;
-use crate::ports::{Clock, FailureStore, PairingStore, PoolStatus, StoreHealth, TokenStore};
+use crate::ports::{
+    AuditStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth, TokenStore,
+};
 use std::sync::Arc;
 
 /// How long command and polling failures stay listed in `GET /api/failures`: a week.
 pub const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 
+/// How long audit entries are kept (`audit.retention_days`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditRetention {
+    pub days: u32,
+}
+
+impl Default for AuditRetention {
+    fn default() -> Self {
+        AuditRetention {
+            days: DEFAULT_RETENTION_DAYS,
+        }
+    }
+}
+
+impl AuditRetention {
+    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+    /// Entries dated before this are deleted.
+    pub fn cutoff(&self, now: i64) -> i64 {
+        now.saturating_sub(i64::from(self.days).saturating_mul(Self::DAY_MS))
+    }
+}
+
 pub struct Housekeeping {
     pub tokens: Arc<dyn TokenStore>,
     pub pairing: Arc<dyn PairingStore>,
     pub failures: Arc<dyn FailureStore>,
+    pub audit: Arc<dyn AuditStore>,
     pub health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
+    pub audit_retention: AuditRetention,
 }
 
 /// How many records one purge deleted.
@@ -27,11 +55,12 @@ pub struct Purged {
     pub tokens: u64,
     pub paired: u64,
     pub failures: u64,
+    pub audit: u64,
 }
 
 impl Purged {
     pub fn total(&self) -> u64 {
-        self.tokens + self.paired + self.failures
+        self.tokens + self.paired + self.failures + self.audit
     }
 }
 
@@ -46,6 +75,10 @@ impl Housekeeping {
             failures: self
                 .failures
                 .purge_failures(now - FAILURE_RETENTION_MS)
+                .await?,
+            audit: self
+                .audit
+                .purge_audit(self.audit_retention.cutoff(now))
                 .await?,
         })
     }
@@ -65,7 +98,8 @@ impl Housekeeping {
 mod tests {
     use super::*;
     use crate::ports::{
-        MockClock, MockFailureStore, MockPairingStore, MockStoreHealth, MockTokenStore,
+        MockAuditStore, MockClock, MockFailureStore, MockPairingStore, MockStoreHealth,
+        MockTokenStore,
     };
     use mockall::predicate::eq;
 
@@ -88,14 +122,21 @@ mod tests {
             .expect_purge_failures()
             .with(eq(NOW - 7 * 24 * 3_600_000))
             .return_once(|_| Ok(5));
+        let mut audit = MockAuditStore::new();
+        audit
+            .expect_purge_audit()
+            .with(eq(NOW - 24 * 60 * 60 * 1000))
+            .return_once(|_| Ok(3));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
             tokens: Arc::new(tokens),
             pairing: Arc::new(pairing),
             failures: Arc::new(failures),
+            audit: Arc::new(audit),
             health: Arc::new(MockStoreHealth::new()),
             clock: Arc::new(clock),
+            audit_retention: AuditRetention { days: 1 },
         };
         let purged = housekeeping.purge().await.unwrap();
         assert_eq!(
@@ -103,9 +144,10 @@ mod tests {
             Purged {
                 tokens: 2,
                 paired: 1,
-                failures: 5
+                failures: 5,
+                audit: 3,
             }
         );
-        assert_eq!(purged.total(), 8);
+        assert_eq!(purged.total(), 11);
     }
 }

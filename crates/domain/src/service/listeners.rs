@@ -1,7 +1,9 @@
 //! Listener-service records: register, list, read, replace, delete.
 
+use super::audit::Auditor;
 use super::auth::Principal;
 use crate::access::{Operation, Target};
+use crate::audit::AuditEntry;
 use crate::cluster::{ClusterEvent, EventBus};
 use crate::error::{Error, Result};
 use crate::ids::ListenerServiceId;
@@ -20,6 +22,7 @@ pub struct ListenerAdmin {
     pub ids: Arc<dyn IdGenerator>,
     pub clock: Arc<dyn Clock>,
     pub events: Arc<dyn EventBus>,
+    pub audit: Arc<Auditor>,
 }
 
 /// A listener just registered. `generated_secret` is set when roomlink chose the secret: it is
@@ -34,6 +37,23 @@ impl ListenerAdmin {
         &self,
         principal: &Principal,
         body: &Map<String, Value>,
+    ) -> Result<Registered> {
+        let id = ListenerServiceId::from_trusted(self.ids.entity_id());
+        let audit = self.audit.op(
+            principal,
+            Operation::CreateListenerService,
+            Some(id.as_str()),
+        );
+        let result = self.create_audited(principal, body, id, &audit).await;
+        self.audit.settle(audit, result).await
+    }
+
+    async fn create_audited(
+        &self,
+        principal: &Principal,
+        body: &Map<String, Value>,
+        id: ListenerServiceId,
+        audit: &AuditEntry,
     ) -> Result<Registered> {
         principal.authorize(Operation::CreateListenerService, Target::ListenerService)?;
         let (profile, secret) = decode_listener(body)?;
@@ -51,12 +71,12 @@ impl ListenerAdmin {
         };
         // Listener secrets are always sealed with the service key: roomlink must present them.
         let listener = ListenerService {
-            id: ListenerServiceId::from_trusted(self.ids.entity_id()),
+            id,
             enterprise_id: principal.enterprise_id.clone(),
             profile,
             secret: self.sealer.seal(&secret, None)?,
         };
-        self.listeners.insert_listener(&listener).await?;
+        self.listeners.insert_listener(&listener, audit).await?;
         Ok(Registered {
             listener,
             generated_secret: generated,
@@ -123,6 +143,22 @@ impl ListenerAdmin {
         id: &ListenerServiceId,
         body: &Map<String, Value>,
     ) -> Result<ListenerView> {
+        let audit = self.audit.op(
+            principal,
+            Operation::UpdateListenerService,
+            Some(id.as_str()),
+        );
+        let result = self.replace_audited(principal, id, body, &audit).await;
+        self.audit.settle(audit, result).await
+    }
+
+    async fn replace_audited(
+        &self,
+        principal: &Principal,
+        id: &ListenerServiceId,
+        body: &Map<String, Value>,
+        audit: &AuditEntry,
+    ) -> Result<ListenerView> {
         principal.authorize(Operation::UpdateListenerService, Target::ListenerService)?;
         let (profile, secret) = decode_listener(body)?;
         if let Some(Value::String(body_id)) = body.get("id")
@@ -146,7 +182,12 @@ impl ListenerAdmin {
             secret,
             ..current
         };
-        if !self.listeners.update_listener(&listener).await? {
+        let audit = if new_secret {
+            audit.clone().detail("secret replaced")
+        } else {
+            audit.clone()
+        };
+        if !self.listeners.update_listener(&listener, &audit).await? {
             return Err(id.not_found());
         }
         self.events.publish(ClusterEvent::ListenerChanged {
@@ -159,20 +200,29 @@ impl ListenerAdmin {
     }
 
     pub async fn delete(&self, principal: &Principal, id: &ListenerServiceId) -> Result<()> {
-        principal.authorize(Operation::DeleteListenerService, Target::ListenerService)?;
-        if self
-            .listeners
-            .delete_listener(&principal.enterprise_id, id)
-            .await?
-        {
-            self.events.publish(ClusterEvent::ListenerChanged {
-                listener: id.clone(),
-                drop_link: true,
-            });
-            Ok(())
-        } else {
-            Err(id.not_found())
+        let audit = self.audit.op(
+            principal,
+            Operation::DeleteListenerService,
+            Some(id.as_str()),
+        );
+        let result = async {
+            principal.authorize(Operation::DeleteListenerService, Target::ListenerService)?;
+            if self
+                .listeners
+                .delete_listener(&principal.enterprise_id, id, &audit)
+                .await?
+            {
+                self.events.publish(ClusterEvent::ListenerChanged {
+                    listener: id.clone(),
+                    drop_link: true,
+                });
+                Ok(())
+            } else {
+                Err(id.not_found())
+            }
         }
+        .await;
+        self.audit.settle(audit, result).await
     }
 
     /// An outbound listener opening its connection: the listener whose id and secret these

@@ -2,6 +2,7 @@
 //! [`auth::Principal`] and enforces the role rules of `access` before touching anything.
 
 pub mod admin;
+pub mod audit;
 pub mod auth;
 pub mod control;
 pub mod endpoints;
@@ -43,6 +44,7 @@ pub struct Services {
     pub control: Arc<control::ControlService>,
     pub pairing: Arc<pairing::PairingService>,
     pub admin: Arc<admin::Admin>,
+    pub audit_log: Arc<audit::AuditLog>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
     token_cache: Arc<auth::TokenCache>,
     snapshots: Arc<snapshots::StatusSnapshots>,
@@ -52,11 +54,17 @@ pub struct Services {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Policies {
     pub pairing: pairing::PairingPolicy,
+    /// How long audit entries are kept.
+    pub audit_retention: housekeeping::AuditRetention,
 }
 
 impl Services {
     pub fn new(ports: Ports, policies: Policies) -> Services {
         let store = &ports.store;
+        let auditor = Arc::new(audit::Auditor {
+            store: store.clone(),
+            clock: ports.clock.clone(),
+        });
         let pairing = Arc::new(pairing::PairingService {
             endpoints: store.clone(),
             listeners: store.clone(),
@@ -88,6 +96,7 @@ impl Services {
                 clock: ports.clock.clone(),
                 events: ports.events.clone(),
                 cache: cache.clone(),
+                audit: auditor.clone(),
             }),
             endpoints: Arc::new(endpoints::EndpointService {
                 endpoints: store.clone(),
@@ -96,6 +105,7 @@ impl Services {
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
                 snapshots: snapshots.clone(),
+                audit: auditor.clone(),
             }),
             listeners: Arc::new(listeners::ListenerAdmin {
                 listeners: store.clone(),
@@ -104,6 +114,7 @@ impl Services {
                 ids: ports.ids.clone(),
                 clock: ports.clock.clone(),
                 events: ports.events.clone(),
+                audit: auditor.clone(),
             }),
             control: Arc::new(control::ControlService {
                 endpoints: store.clone(),
@@ -119,6 +130,7 @@ impl Services {
                 clock: ports.clock.clone(),
                 ids: ports.ids.clone(),
                 snapshots: snapshots.clone(),
+                audit: auditor.clone(),
             }),
             pairing,
             admin: Arc::new(admin::Admin {
@@ -128,13 +140,19 @@ impl Services {
                 hasher: ports.hasher.clone(),
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
+                audit: auditor,
+            }),
+            audit_log: Arc::new(audit::AuditLog {
+                store: store.clone(),
             }),
             housekeeping: Arc::new(housekeeping::Housekeeping {
                 tokens: store.clone(),
                 pairing: store.clone(),
                 failures: store.clone(),
+                audit: store.clone(),
                 health: store.clone(),
                 clock: ports.clock.clone(),
+                audit_retention: policies.audit_retention,
             }),
             auth,
             token_cache: cache,

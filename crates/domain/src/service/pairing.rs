@@ -9,6 +9,7 @@
 
 use super::auth::Principal;
 use crate::access::{Operation, Target};
+use crate::audit::AuditEntry;
 use crate::endpoint::Endpoint;
 use crate::enums::{EndpointCapability, ZeroTouchType};
 use crate::error::{Error, Result};
@@ -101,7 +102,15 @@ impl PairingService {
             code: self.ids.pairing_code(),
             created_at: now,
         };
-        self.pairing.save_pairing_code(&code).await?;
+        // Reading the code is not audited; making a new one is (it ends the old one's use).
+        let audit = AuditEntry::of(
+            principal,
+            Operation::CurrentPairingCode,
+            Some(id.as_str()),
+            now,
+        )
+        .detail("new pairing code");
+        self.pairing.save_pairing_code(&code, &audit).await?;
         Ok(code)
     }
 

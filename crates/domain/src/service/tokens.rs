@@ -1,8 +1,10 @@
 //! Access-token use cases: create, list, inspect, delete.
 
+use super::audit::Auditor;
 use super::auth::{Authenticator, Principal, Subject, TokenCache};
 use super::pairing::{PairingService, wrong_code};
 use crate::access::{Operation, RoleSet, Target};
+use crate::audit::{AuditEntry, CREATE_ACCESS_TOKEN};
 use crate::cluster::{ClusterEvent, EventBus};
 use crate::enums::ClientDeviceType;
 use crate::error::{Error, ErrorKind, Result};
@@ -83,6 +85,7 @@ pub struct TokenService {
     pub clock: Arc<dyn Clock>,
     pub events: Arc<dyn EventBus>,
     pub cache: Arc<TokenCache>,
+    pub audit: Arc<Auditor>,
 }
 
 /// Client names: at most 255 printable characters.
@@ -104,7 +107,9 @@ impl TokenService {
         options: &CreateOptions,
     ) -> Result<NewToken> {
         let principal = self.auth.by_password(username, password).await?;
-        self.issue(&principal, options, None).await
+        let audit = self.audit.entry(&principal, CREATE_ACCESS_TOKEN, None);
+        let result = self.issue(&principal, options, None, &audit).await;
+        self.audit.settle(audit, result).await
     }
 
     /// A token from a platform access token; with a pairing `code`, a Zero Touch token.
@@ -120,10 +125,25 @@ impl TokenService {
             .await?
             .ok_or_else(Error::bad_credentials)?;
         let principal = self.auth.platform_principal(user.clone()).await?;
+        let audit = self.audit.entry(&principal, CREATE_ACCESS_TOKEN, None);
+        let result = self
+            .issue_for_platform(&principal, user.zero_touch, code, options, &audit)
+            .await;
+        self.audit.settle(audit, result).await
+    }
+
+    async fn issue_for_platform(
+        &self,
+        principal: &Principal,
+        zero_touch: bool,
+        code: Option<&str>,
+        options: &CreateOptions,
+        audit: &AuditEntry,
+    ) -> Result<NewToken> {
         match code.filter(|c| !c.is_empty()) {
-            None => self.issue(&principal, options, None).await,
+            None => self.issue(principal, options, None, audit).await,
             Some(code) => {
-                if !user.zero_touch {
+                if !zero_touch {
                     return Err(Error::new(
                         ErrorKind::Forbidden,
                         "Zero Touch is not enabled for this user on the platform.",
@@ -142,7 +162,7 @@ impl TokenService {
                     endpoint_id: pairing.endpoint_id,
                     client_device_type: options.client_device_type,
                 };
-                self.issue(&principal, options, Some(grant)).await
+                self.issue(principal, options, Some(grant), audit).await
             }
         }
     }
@@ -152,6 +172,7 @@ impl TokenService {
         principal: &Principal,
         options: &CreateOptions,
         pairing: Option<PairingGrant>,
+        audit: &AuditEntry,
     ) -> Result<NewToken> {
         let now = self.clock.now_ms();
         let lifetime = lifetime_ms(options.duration.as_deref(), pairing.is_some())?;
@@ -184,7 +205,8 @@ impl TokenService {
             last_name,
             pairing,
         })?;
-        self.tokens.insert_token(&token).await?;
+        let audit = audit.clone().target(token.id().as_str());
+        self.tokens.insert_token(&token, &audit).await?;
         Ok(NewToken { token, value })
     }
 
@@ -211,7 +233,20 @@ impl TokenService {
     /// Deletes a token (and its paired statuses). Anyone may delete their own token; deleting
     /// another caller's needs ROLE_READWRITE.
     pub async fn delete(&self, principal: &Principal, key: &str) -> Result<()> {
+        // The key may be the token's value: the entry names the token by id, once found.
+        let audit = self.audit.op(principal, Operation::DeleteAccessToken, None);
+        let result = self.delete_found(principal, key, &audit).await;
+        self.audit.settle(audit, result).await
+    }
+
+    async fn delete_found(
+        &self,
+        principal: &Principal,
+        key: &str,
+        audit: &AuditEntry,
+    ) -> Result<()> {
         let token = self.find(&principal.enterprise_id, key).await?;
+        let audit = audit.clone().target(token.id().as_str());
         principal.authorize(
             Operation::DeleteAccessToken,
             Target::Token {
@@ -221,7 +256,7 @@ impl TokenService {
         self.cache.invalidate(token.hash());
         if !self
             .tokens
-            .delete_token(&principal.enterprise_id, token.id())
+            .delete_token(&principal.enterprise_id, token.id(), &audit)
             .await?
         {
             return Err(Error::not_found(TokenId::ENTITY_CLASS, token.id().as_str()));

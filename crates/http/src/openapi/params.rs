@@ -1,7 +1,7 @@
 //! Path, query and header parameters: what each means and the values it takes, from the
 //! domain's limits and value lists.
 
-use super::primitives::{enumeration, string};
+use super::primitives::{enumeration, integer, string};
 use crate::table::Param;
 use roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
 use roomlink_domain::enums::{ClientDeviceType, Cluster, MeetingType};
@@ -103,7 +103,7 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
             enumeration(ClientDeviceType::NAMES, false).into(),
         ),
         "limit" => (
-            "Answer one page of at most this many endpoints.",
+            "Answer one page of at most this many items (the audit log: 100 by default).",
             ObjectBuilder::new()
                 .schema_type(Type::Integer)
                 .minimum(Some(1))
@@ -113,6 +113,30 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
         "cursor" => (
             "Continue after the page that gave this cursor (`X-Next-Cursor`).",
             string().into(),
+        ),
+        "targetId" => (
+            "Only entries about this endpoint, listener or token id.",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(256))
+                .into(),
+        ),
+        "actor" => (
+            "Only entries by this username or token id (a token's creator matches too).",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(256))
+                .into(),
+        ),
+        "from" => (
+            "Only entries at or after this time (milliseconds since the epoch).",
+            integer(false).minimum(Some(0.0)).into(),
+        ),
+        "to" => (
+            "Only entries at or before this time (milliseconds since the epoch).",
+            integer(false).minimum(Some(0.0)).into(),
         ),
         "meetingid" => (
             "The numeric meeting id; omit it to dial the IVR.",

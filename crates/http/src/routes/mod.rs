@@ -3,6 +3,7 @@
 //! them. A path answers its own methods; any other method is `MethodNotAllowed` naming the
 //! allowed ones (in its details and in `Allow`), and any unknown path is `NotFound`.
 
+mod audit;
 mod control;
 mod csv_export;
 mod docs;
@@ -64,6 +65,7 @@ pub(crate) const TABLE: &[Operation] = &[
     pairing::PAIRED,
     control::FAILURES,
     control::FAILURES_SLASH,
+    audit::LIST,
     enterprise::GET_SELF,
     enterprise::UPDATE_SELF,
     listeners::LIST,

@@ -167,6 +167,8 @@ command_timeout_ms = 1
 status_poll_interval_ms = 1000
 [pairing]
 rotation_interval_secs = 60
+[audit]
+retention_days = 30
 [security]
 service_key = "k"
 service_key_file = "k.key"

@@ -2,6 +2,7 @@
 
 use crate::support;
 use roomlink_domain::access::RoleSet;
+use roomlink_domain::audit::audit_for;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::enterprise::Enterprise;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
@@ -62,7 +63,10 @@ pub async fn store_secrets(store: &dyn Store) {
         profile,
         secret: sealer.seal(&Secret::new(LISTENER_SECRET), None).unwrap(),
     };
-    store.insert_listener(&listener).await.unwrap();
+    store
+        .insert_listener(&listener, &audit_for(&listener))
+        .await
+        .unwrap();
 
     let body = json!({
         "name": "Secret Room",
@@ -80,7 +84,7 @@ pub async fn store_secrets(store: &dyn Store) {
         Some(sealer.seal(&pw, None).unwrap()),
     )
     .unwrap();
-    store.insert_endpoint(&ep).await.unwrap();
+    store.insert_endpoint(&ep, &audit_for(&ep)).await.unwrap();
     store
         .update_endpoint(
             &ent.id,
@@ -98,6 +102,7 @@ pub async fn store_secrets(store: &dyn Store) {
                     Some(support::sealer().seal(&pw, None)?),
                 )
             }),
+            &audit_for(&ent.id),
         )
         .await
         .unwrap();
@@ -118,7 +123,10 @@ pub async fn store_secrets(store: &dyn Store) {
         pairing: None,
     };
     store
-        .insert_token(&AccessToken::new(parts("t0000000000000000000000a", TOKEN)).unwrap())
+        .insert_token(
+            &AccessToken::new(parts("t0000000000000000000000a", TOKEN)).unwrap(),
+            &audit_for(&AccessToken::new(parts("t0000000000000000000000a", TOKEN)).unwrap()),
+        )
         .await
         .unwrap();
     let code = PairingCode {
@@ -128,7 +136,10 @@ pub async fn store_secrets(store: &dyn Store) {
         code: "PAIR234567".into(),
         created_at: 0,
     };
-    store.save_pairing_code(&code).await.unwrap();
+    store
+        .save_pairing_code(&code, &audit_for(&code))
+        .await
+        .unwrap();
     let mut zt = parts("t0000000000000000000000b", ZT_TOKEN);
     zt.roles = RoleSet::pairing_code();
     zt.pairing = Some(PairingGrant {
@@ -137,7 +148,7 @@ pub async fn store_secrets(store: &dyn Store) {
         client_device_type: None,
     });
     let zt = AccessToken::new(zt).unwrap();
-    store.insert_token(&zt).await.unwrap();
+    store.insert_token(&zt, &audit_for(&zt)).await.unwrap();
     store.touch_paired(&zt, 10).await.unwrap().unwrap();
 }
 

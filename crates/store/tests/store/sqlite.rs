@@ -4,6 +4,7 @@ use crate::secrets;
 use crate::support;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
+use roomlink_domain::audit::audit_for;
 use roomlink_store::{Backend, DbConfig, DbStore, StoreError};
 
 crate::contract::contract_tests!(crate::support::sqlite);
@@ -50,7 +51,8 @@ async fn migrate_creates_the_schema_once() {
         [
             "2025-11-22-000000_initial",
             "2026-01-10-000000_user_disabled",
-            "2026-11-24-000000_outbound_listeners"
+            "2026-11-24-000000_outbound_listeners",
+            "2026-11-25-000000_audit_log"
         ]
     );
     let migrated = schema(&path);
@@ -218,7 +220,7 @@ async fn a_listener_row_that_makes_no_sense_is_an_internal_error() {
             .seal(&Secret::new("listener-secret-0123456789"), None)
             .unwrap(),
     };
-    store.insert_listener(&l).await.unwrap();
+    store.insert_listener(&l, &audit_for(&l)).await.unwrap();
     let mut conn =
         SqliteConnection::establish(dir.path().join("roomlink.db").to_str().unwrap()).unwrap();
     for (connection, base_url) in [("sideways", ""), ("inbound", ""), ("inbound", "ftp://x")] {

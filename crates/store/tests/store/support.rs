@@ -16,6 +16,12 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// A database adapter (SQLite or PostgreSQL), whose statements can fail half-way; the
+    /// reference adapter's cannot.
+    pub fn is_database(&self) -> bool {
+        self._place.is_some()
+    }
+
     fn new(store: Arc<dyn Store>, place: Option<Box<dyn Send + Sync>>) -> Self {
         Harness {
             store,

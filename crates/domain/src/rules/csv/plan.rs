@@ -119,6 +119,18 @@ pub struct CsvReport {
     pub skipped: Vec<SkippedRow>,
 }
 
+impl CsvReport {
+    /// The audit trail's detail of an upload: counts only (rows hold passwords).
+    pub fn audit_detail(&self) -> String {
+        format!(
+            "created {}, updated {}, skipped {}",
+            self.created,
+            self.updated,
+            self.skipped.len()
+        )
+    }
+}
+
 /// What the plan needs to know of the enterprise, read inside the upload's transaction.
 #[derive(Debug, Clone, Default)]
 pub struct CsvContext {

@@ -11,7 +11,7 @@ use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 
 pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
     let nullable_text = || text(true);
-    let roles = ArrayBuilder::new().items(enumeration(&Role::ALL.map(|r| r.as_str()), false));
+    let roles = || ArrayBuilder::new().items(enumeration(&Role::ALL.map(|r| r.as_str()), false));
     vec![
         (
             "Health",
@@ -37,7 +37,7 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     prop("enterpriseName", string(), true),
                     prop("creationDate", epoch_ms(), true),
                     prop("expirationDate", epoch_ms(), true),
-                    prop("roles", roles, true),
+                    prop("roles", roles(), true),
                     prop("clientName", nullable_text(), true),
                     prop("creator", nullable_text(), true),
                     prop("firstName", nullable_text(), true),
@@ -153,6 +153,58 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                         ObjectBuilder::new().schema_type(Type::Object),
                         true,
                     ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "AuditEntry",
+            object(
+                "One audited action: who, when, what and how it ended. Never a secret.",
+                vec![
+                    prop(
+                        "id",
+                        string().description(Some(
+                            "The entry's place in the trail; as `cursor`, continues after it.",
+                        )),
+                        true,
+                    ),
+                    prop("at", epoch_ms(), true),
+                    prop(
+                        "actor",
+                        object(
+                            "Who acted: a service or platform user by username, or a token by \
+                             id (with the user who created it).",
+                            vec![
+                                prop(
+                                    "kind",
+                                    enumeration(&["serviceUser", "platformUser", "token"], false),
+                                    true,
+                                ),
+                                prop("id", string(), true),
+                                prop("username", nullable_text(), true),
+                                prop("roles", roles(), true),
+                            ],
+                        ),
+                        true,
+                    ),
+                    prop(
+                        "operation",
+                        string().description(Some(
+                            "An operation id of this document (`endpoints.update`, ...) or \
+                             `auth.createAccessToken`.",
+                        )),
+                        true,
+                    ),
+                    prop("targetId", nullable_text(), true),
+                    prop(
+                        "outcome",
+                        string().description(Some(
+                            "`ok`, or the `errorName` the request was answered with.",
+                        )),
+                        true,
+                    ),
+                    prop("detail", nullable_text(), true),
                 ],
             )
             .into(),

@@ -10,6 +10,7 @@ use actix_web::http::StatusCode;
 use actix_web::test::{TestRequest, call_service, init_service, read_body_json};
 use actix_web::{App, web};
 use roomlink_domain::access::RoleSet;
+use roomlink_domain::audit::audit_for;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, PairingCodeId, TokenId};
 use roomlink_domain::memory::MemoryStore;
 use roomlink_domain::ports::{
@@ -65,7 +66,10 @@ async fn services() -> Services {
     );
     let other = token(OTHER_TOKEN_ID, "other-value", RoleSet::read_write(), None);
     for t in [zero_touch, other] {
-        store.insert_token(&t).await.expect("stored");
+        store
+            .insert_token(&t, &audit_for(&t))
+            .await
+            .expect("stored");
     }
     Services::new(
         Ports {

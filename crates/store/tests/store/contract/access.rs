@@ -31,16 +31,26 @@ pub async fn enterprises_and_users(h: &Harness) {
 
     assert!(
         h.store
-            .set_public_key(&e.id, Some("pk-base64".into()))
+            .set_public_key(&e.id, Some("pk-base64".into()), &audit_for(&e.id))
             .await
             .unwrap()
     );
     let read = h.store.enterprise(&e.id).await.unwrap().unwrap();
     assert_eq!(read.public_key.as_deref(), Some("pk-base64"));
-    assert!(h.store.set_public_key(&e.id, None).await.unwrap());
+    assert!(
+        h.store
+            .set_public_key(&e.id, None, &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(h.store.enterprise(&e.id).await.unwrap(), Some(e.clone()));
     let nobody = EnterpriseId::from_trusted(new_id());
-    assert!(!h.store.set_public_key(&nobody, None).await.unwrap());
+    assert!(
+        !h.store
+            .set_public_key(&nobody, None, &audit_for(&nobody))
+            .await
+            .unwrap()
+    );
 
     let user = ServiceUser {
         id: UserId::from_trusted(new_id()),
@@ -84,7 +94,7 @@ pub async fn tokens_round_trip_and_expire(h: &Harness) {
     let ep = EndpointId::from_trusted(new_id());
     let zt = zt_token(&e, &ep, 3_000);
     for t in [&full, &bare, &zt] {
-        h.store.insert_token(t).await.unwrap();
+        h.store.insert_token(t, &audit_for(t)).await.unwrap();
     }
     for t in [&full, &bare, &zt] {
         assert_eq!(
@@ -139,7 +149,7 @@ pub async fn tokens_are_scoped_and_purged(h: &Harness) {
     let long = token(&e, "long", 0, 5_000);
     let theirs = token(&other, "theirs", 0, 1_000);
     for t in [&short, &long, &theirs] {
-        h.store.insert_token(t).await.unwrap();
+        h.store.insert_token(t, &audit_for(t)).await.unwrap();
     }
     assert_eq!(
         h.store.token_by_id(&other.id, long.id(), 0).await.unwrap(),
@@ -149,7 +159,12 @@ pub async fn tokens_are_scoped_and_purged(h: &Harness) {
         h.store.list_tokens(&other.id, 0).await.unwrap(),
         vec![theirs.clone()]
     );
-    assert!(!h.store.delete_token(&other.id, long.id()).await.unwrap());
+    assert!(
+        !h.store
+            .delete_token(&other.id, long.id(), &audit_for(&other.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(
         h.store.token_by_id(&e.id, long.id(), 0).await.unwrap(),
         Some(long.clone())
@@ -162,8 +177,18 @@ pub async fn tokens_are_scoped_and_purged(h: &Harness) {
         vec![long.clone()]
     );
     assert_eq!(h.store.list_tokens(&other.id, 0).await.unwrap(), vec![]);
-    assert!(h.store.delete_token(&e.id, long.id()).await.unwrap());
-    assert!(!h.store.delete_token(&e.id, long.id()).await.unwrap());
+    assert!(
+        h.store
+            .delete_token(&e.id, long.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !h.store
+            .delete_token(&e.id, long.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(h.store.token_by_hash(long.hash(), 0).await.unwrap(), None);
 }
 
@@ -182,12 +207,15 @@ pub async fn enterprises_are_isolated(h: &Harness) {
     )
     .await;
     let t = token(&a, "a-token", 0, 1_000_000);
-    h.store.insert_token(&t).await.unwrap();
+    h.store.insert_token(&t, &audit_for(&t)).await.unwrap();
     let zt = zt_token(&a, ep.id(), 0);
-    h.store.insert_token(&zt).await.unwrap();
+    h.store.insert_token(&zt, &audit_for(&zt)).await.unwrap();
     h.store.touch_paired(&zt, 10).await.unwrap();
     let code = pairing_code(&a, ep.id(), "PAIRME2345");
-    h.store.save_pairing_code(&code).await.unwrap();
+    h.store
+        .save_pairing_code(&code, &audit_for(&code))
+        .await
+        .unwrap();
     h.store
         .save_statuses(&a.id, &[status(ep.id(), 10, true)])
         .await
@@ -198,10 +226,19 @@ pub async fn enterprises_are_isolated(h: &Harness) {
     assert_eq!(h.store.list_endpoints(b_id).await.unwrap(), vec![]);
     assert_eq!(h.store.endpoint(b_id, ep.id()).await.unwrap(), None);
     assert_eq!(
-        kind(h.store.update_endpoint(b_id, ep.id(), rename("x")).await),
+        kind(
+            h.store
+                .update_endpoint(b_id, ep.id(), rename("x"), &audit_for(b_id))
+                .await
+        ),
         ErrorKind::NotFound
     );
-    assert!(!h.store.delete_endpoint(b_id, ep.id()).await.unwrap());
+    assert!(
+        !h.store
+            .delete_endpoint(b_id, ep.id(), &audit_for(b_id))
+            .await
+            .unwrap()
+    );
     let seen = bulk_write(h, b_id, vec![ep.id().clone()], |ctx| {
         assert!(
             ctx.existing.is_empty() && ctx.calendar_owners.is_empty() && ctx.listeners.is_empty()
@@ -212,10 +249,20 @@ pub async fn enterprises_are_isolated(h: &Harness) {
     seen.await.unwrap();
     assert_eq!(h.store.token_by_id(b_id, t.id(), 0).await.unwrap(), None);
     assert_eq!(h.store.list_tokens(b_id, 0).await.unwrap(), vec![]);
-    assert!(!h.store.delete_token(b_id, t.id()).await.unwrap());
+    assert!(
+        !h.store
+            .delete_token(b_id, t.id(), &audit_for(b_id))
+            .await
+            .unwrap()
+    );
     assert_eq!(h.store.list_listeners(b_id).await.unwrap(), vec![]);
     assert_eq!(h.store.listener(b_id, &l.id).await.unwrap(), None);
-    assert!(!h.store.delete_listener(b_id, &l.id).await.unwrap());
+    assert!(
+        !h.store
+            .delete_listener(b_id, &l.id, &audit_for(b_id))
+            .await
+            .unwrap()
+    );
     assert_eq!(h.store.statuses(b_id).await.unwrap(), vec![]);
     assert_eq!(h.store.status(b_id, ep.id()).await.unwrap(), None);
     assert_eq!(

@@ -38,7 +38,10 @@ pub async fn enterprises_listed_counted_and_limited(h: &Harness) {
         .await
         .unwrap();
     h.store
-        .insert_token(&token(&a, &new_id(), 1_000, 2_000))
+        .insert_token(
+            &token(&a, &new_id(), 1_000, 2_000),
+            &audit_for(token(&a, &new_id(), 1_000, 2_000)),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -66,7 +69,11 @@ pub async fn enterprises_listed_counted_and_limited(h: &Harness) {
         2
     );
     assert_eq!(
-        kind(h.store.insert_endpoint(&named(h, &a, "three")).await),
+        kind(
+            h.store
+                .insert_endpoint(&named(h, &a, "three"), &audit_for(named(h, &a, "three")))
+                .await
+        ),
         ErrorKind::LimitReached,
         "the new limit holds"
     );
@@ -189,7 +196,7 @@ pub async fn user_tokens_are_revoked_and_no_others(h: &Harness) {
     let platform = AccessToken::new(platform).unwrap();
     let elsewhere = user_token(&b, "ops");
     for t in [&own, &own_zt, &other_user, &platform, &elsewhere] {
-        h.store.insert_token(t).await.unwrap();
+        h.store.insert_token(t, &audit_for(t)).await.unwrap();
     }
     h.store.touch_paired(&own_zt, 1_000).await.unwrap().unwrap();
 
@@ -235,11 +242,14 @@ pub async fn deleting_an_enterprise_leaves_no_orphans(h: &Harness) {
             .await
             .unwrap();
         h.store
-            .save_pairing_code(&pairing_code(e, ep.id(), &format!("C{}", new_id())))
+            .save_pairing_code(
+                &pairing_code(e, ep.id(), &format!("C{}", new_id())),
+                &audit_for(pairing_code(e, ep.id(), &format!("C{}", new_id()))),
+            )
             .await
             .unwrap();
         let zt = zt_token(e, ep.id(), 0);
-        h.store.insert_token(&zt).await.unwrap();
+        h.store.insert_token(&zt, &audit_for(&zt)).await.unwrap();
         h.store.touch_paired(&zt, 1_000).await.unwrap().unwrap();
         let u = user(e, &new_id(), Role::ReadWrite);
         h.store.create_user(&u).await.unwrap();

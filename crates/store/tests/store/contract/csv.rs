@@ -13,6 +13,7 @@ pub async fn limit_holds_under_concurrent_csv_uploads(h: &Harness) {
         let sealer = h.sealer.clone();
         let ent = e.id.clone();
         tokio::spawn(async move {
+            let audit = audit_for(&ent);
             store
                 .bulk_put(
                     &ent.clone(),
@@ -35,6 +36,7 @@ pub async fn limit_holds_under_concurrent_csv_uploads(h: &Harness) {
                             ..CsvWrite::default()
                         })
                     }),
+                    &audit,
                 )
                 .await
         })
@@ -154,6 +156,7 @@ pub async fn csv_report_comes_back_after_commit(h: &Harness) {
                     report,
                 })
             }),
+            &audit_for(&e.id),
         )
         .await
         .unwrap();
@@ -173,6 +176,7 @@ pub async fn csv_apply_error_writes_nothing(h: &Harness) {
                 assert_eq!(ctx.existing.len(), 1);
                 Err(Error::invalid("rejected"))
             }),
+            &audit_for(&e.id),
         )
         .await;
     assert_eq!(kind(r), ErrorKind::Invalid);

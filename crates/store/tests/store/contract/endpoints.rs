@@ -13,7 +13,10 @@ pub async fn endpoints_round_trip_every_field(h: &Harness) {
             "{f:?} unset by the sample"
         );
     }
-    h.store.insert_endpoint(&original).await.unwrap();
+    h.store
+        .insert_endpoint(&original, &audit_for(&original))
+        .await
+        .unwrap();
     let read = h
         .store
         .endpoint(&e.id, original.id())
@@ -56,6 +59,7 @@ pub async fn endpoints_round_trip_every_field(h: &Harness) {
                     Some(sealer.seal(&pw, None)?),
                 )
             }),
+            &audit_for(&e.id),
         )
         .await
         .unwrap();
@@ -93,6 +97,7 @@ pub async fn endpoints_round_trip_every_field(h: &Harness) {
                     None,
                 )
             }),
+            &audit_for(&e.id),
         )
         .await
         .unwrap();
@@ -123,13 +128,18 @@ pub async fn endpoints_list_in_creation_order(h: &Harness) {
     let first = h.store.list_endpoints(&e.id).await.unwrap()[0].clone();
     // An update does not move an endpoint; a deletion leaves the others in order.
     h.store
-        .update_endpoint(&e.id, first.id(), rename("z"))
+        .update_endpoint(&e.id, first.id(), rename("z"), &audit_for(&e.id))
         .await
         .unwrap();
     inserted(h, named(h, &e, "d")).await;
     assert_eq!(names(h, &e).await, ["z", "a", "b", "d"]);
     let a = h.store.list_endpoints(&e.id).await.unwrap()[1].clone();
-    assert!(h.store.delete_endpoint(&e.id, a.id()).await.unwrap());
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, a.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     inserted(h, named(h, &e, "e")).await;
     assert_eq!(names(h, &e).await, ["z", "b", "d", "e"]);
     assert_eq!(names(h, &other).await, ["c", "a", "b"]);
@@ -153,7 +163,7 @@ pub async fn endpoint_pages_walk_the_list_by_key(h: &Harness) {
     // The first page's last endpoint goes: the next page still starts right after it.
     assert!(
         h.store
-            .delete_endpoint(&e.id, first.endpoints[1].id())
+            .delete_endpoint(&e.id, first.endpoints[1].id(), &audit_for(&e.id))
             .await
             .unwrap()
     );
@@ -185,6 +195,7 @@ pub async fn update_errors_leave_the_endpoint_unchanged(h: &Harness) {
             &e.id,
             ep.id(),
             Box::new(|_| Err(Error::invalid("name: rejected by the rule"))),
+            &audit_for(&e.id),
         )
         .await;
     assert_eq!(kind(r), ErrorKind::Invalid);
@@ -204,6 +215,7 @@ pub async fn update_errors_leave_the_endpoint_unchanged(h: &Harness) {
             Box::new(move |cur| {
                 Endpoint::new(cur.id().clone(), moved_to, cur.profile().clone(), None)
             }),
+            &audit_for(&e.id),
         )
         .await;
     assert_eq!(kind(r), ErrorKind::InternalError);
@@ -213,9 +225,17 @@ pub async fn update_errors_leave_the_endpoint_unchanged(h: &Harness) {
     );
 
     let unknown = EndpointId::from_trusted(new_id());
-    let r = h.store.update_endpoint(&e.id, &unknown, rename("x")).await;
+    let r = h
+        .store
+        .update_endpoint(&e.id, &unknown, rename("x"), &audit_for(&e.id))
+        .await;
     assert_eq!(kind(r), ErrorKind::NotFound);
-    assert!(!h.store.delete_endpoint(&e.id, &unknown).await.unwrap());
+    assert!(
+        !h.store
+            .delete_endpoint(&e.id, &unknown, &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
 }
 
 pub async fn duplicate_calendar_ids(h: &Harness) {
@@ -223,7 +243,11 @@ pub async fn duplicate_calendar_ids(h: &Harness) {
     let one = inserted(h, with_calendar(h, &e, "one", "room@corp.example")).await;
     let two = inserted(h, with_calendar(h, &e, "two", "other@corp.example")).await;
     let dup = with_calendar(h, &e, "dup", "room@corp.example");
-    let err = h.store.insert_endpoint(&dup).await.unwrap_err();
+    let err = h
+        .store
+        .insert_endpoint(&dup, &audit_for(&dup))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::DuplicateCalendarId);
     assert!(
         err.details()["causeMessage"]
@@ -252,7 +276,11 @@ pub async fn duplicate_calendar_ids(h: &Harness) {
         )
     });
     assert_eq!(
-        kind(h.store.update_endpoint(&e.id, two.id(), take).await),
+        kind(
+            h.store
+                .update_endpoint(&e.id, two.id(), take, &audit_for(&e.id))
+                .await
+        ),
         ErrorKind::DuplicateCalendarId
     );
     assert_eq!(
@@ -260,7 +288,7 @@ pub async fn duplicate_calendar_ids(h: &Harness) {
         Some(two.clone())
     );
     h.store
-        .update_endpoint(&e.id, one.id(), rename("uno"))
+        .update_endpoint(&e.id, one.id(), rename("uno"), &audit_for(&e.id))
         .await
         .unwrap();
 
@@ -301,7 +329,7 @@ pub async fn limit_holds_under_concurrent_inserts(h: &Harness) {
     let tasks = (0..16).map(|i| {
         let store = h.store.clone();
         let ep = named(h, &e, &format!("racer {i}"));
-        tokio::spawn(async move { store.insert_endpoint(&ep).await })
+        tokio::spawn(async move { store.insert_endpoint(&ep, &audit_for(&ep)).await })
     });
     let results: Vec<_> = join_all(tasks)
         .await
@@ -317,7 +345,7 @@ pub async fn limit_holds_under_concurrent_inserts(h: &Harness) {
     assert_eq!(h.store.list_endpoints(&e.id).await.unwrap().len(), 5);
     let err = h
         .store
-        .insert_endpoint(&named(h, &e, "late"))
+        .insert_endpoint(&named(h, &e, "late"), &audit_for(named(h, &e, "late")))
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::LimitReached);
@@ -336,15 +364,23 @@ pub async fn delete_endpoint_takes_its_dependents(h: &Harness) {
             .unwrap();
         let code = format!("CODE{}", ep.name().to_uppercase());
         h.store
-            .save_pairing_code(&pairing_code(&e, ep.id(), &code))
+            .save_pairing_code(
+                &pairing_code(&e, ep.id(), &code),
+                &audit_for(pairing_code(&e, ep.id(), &code)),
+            )
             .await
             .unwrap();
         let t = zt_token(&e, ep.id(), 0);
-        h.store.insert_token(&t).await.unwrap();
+        h.store.insert_token(&t, &audit_for(&t)).await.unwrap();
         h.store.touch_paired(&t, 1_000).await.unwrap().unwrap();
         tokens.push(t);
     }
-    assert!(h.store.delete_endpoint(&e.id, gone.id()).await.unwrap());
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, gone.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(h.store.endpoint(&e.id, gone.id()).await.unwrap(), None);
     assert_eq!(h.store.status(&e.id, gone.id()).await.unwrap(), None);
     assert_eq!(

@@ -43,14 +43,24 @@ pub async fn outbound_listeners_round_trip(h: &Harness) {
     // Either way round by update.
     let mut turned = inbound.clone();
     turned.profile.connection = ListenerConnection::Outbound;
-    assert!(h.store.update_listener(&turned).await.unwrap());
+    assert!(
+        h.store
+            .update_listener(&turned, &audit_for(&turned))
+            .await
+            .unwrap()
+    );
     assert_eq!(
         h.store.listener(&e.id, &inbound.id).await.unwrap(),
         Some(turned)
     );
     let mut back = out.clone();
     back.profile.connection = inbound.profile.connection.clone();
-    assert!(h.store.update_listener(&back).await.unwrap());
+    assert!(
+        h.store
+            .update_listener(&back, &audit_for(&back))
+            .await
+            .unwrap()
+    );
     let stored = h.store.listener(&e.id, &out.id).await.unwrap().unwrap();
     assert_eq!(stored, back);
     assert_eq!(
@@ -157,7 +167,12 @@ pub async fn links_go_with_their_listener(h: &Harness) {
         .unwrap();
     h.store.link_up(&kept_link).await.unwrap();
 
-    assert!(h.store.delete_listener(&e.id, &gone.id).await.unwrap());
+    assert!(
+        h.store
+            .delete_listener(&e.id, &gone.id, &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(links_of(h, &e).await, vec![kept_link.clone()]);
 
     // A connection coming up for a deleted listener records nothing, and is no error.
@@ -176,7 +191,10 @@ pub async fn links_go_with_their_listener(h: &Harness) {
         .unwrap();
 
     // Nothing was left behind: the same listener inserted again has no connection.
-    h.store.insert_listener(&gone).await.unwrap();
+    h.store
+        .insert_listener(&gone, &audit_for(&gone))
+        .await
+        .unwrap();
     assert_eq!(links_of(h, &e).await, vec![kept_link]);
 }
 
@@ -196,7 +214,7 @@ pub async fn links_go_with_their_enterprise(h: &Harness) {
 
     // Nothing was left behind: the same enterprise and listener again have no connection.
     h.store.create_enterprise(&gone).await.unwrap();
-    h.store.insert_listener(&lg).await.unwrap();
+    h.store.insert_listener(&lg, &audit_for(&lg)).await.unwrap();
     assert_eq!(h.store.links(&gone.id).await.unwrap(), vec![]);
 }
 

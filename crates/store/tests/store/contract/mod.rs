@@ -5,6 +5,7 @@
 
 mod access;
 mod admin;
+mod audit;
 mod csv;
 mod endpoints;
 mod links;
@@ -13,6 +14,7 @@ mod records;
 
 pub use access::*;
 pub use admin::*;
+pub use audit::*;
 pub use csv::*;
 pub use endpoints::*;
 pub use links::*;
@@ -22,6 +24,7 @@ pub use records::*;
 use crate::support::Harness;
 use futures::future::join_all;
 use roomlink_domain::access::{Role, RoleSet};
+use roomlink_domain::audit::audit_for;
 use roomlink_domain::endpoint::page::EndpointPage;
 use roomlink_domain::endpoint::{Endpoint, Field};
 use roomlink_domain::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -78,6 +81,9 @@ macro_rules! contract_tests {
             outbound_listeners_round_trip,
             listener_by_id_finds_across_enterprises,
             links_replace_and_ignore_stale_downs,
+            audit_entries_come_with_committed_writes,
+            audit_pages_filter_and_purge,
+            a_failed_audit_entry_undoes_its_write,
             links_seen_bumps_only_that_instance,
             links_are_enterprise_scoped,
             links_go_with_their_listener,
@@ -143,7 +149,7 @@ fn with_calendar(h: &Harness, ent: &Enterprise, name: &str, calendar: &str) -> E
 }
 
 async fn inserted(h: &Harness, e: Endpoint) -> Endpoint {
-    h.store.insert_endpoint(&e).await.unwrap();
+    h.store.insert_endpoint(&e, &audit_for(&e)).await.unwrap();
     e
 }
 
@@ -221,7 +227,7 @@ async fn listener_from(h: &Harness, ent: &Enterprise, body: Value) -> ListenerSe
             .seal(&Secret::new("listener-secret-0123456789"), None)
             .unwrap(),
     };
-    h.store.insert_listener(&l).await.unwrap();
+    h.store.insert_listener(&l, &audit_for(&l)).await.unwrap();
     l
 }
 
@@ -361,6 +367,7 @@ async fn upload(h: &Harness, ent: &Enterprise, csv: &str) -> Result<()> {
                 }
                 Ok(write)
             }),
+            &audit_for(&ent.id),
         )
         .await
         .map(drop)
@@ -374,7 +381,12 @@ async fn bulk_write(
     write: impl FnOnce(&roomlink_domain::rules::csv::CsvContext) -> CsvWrite + Send + 'static,
 ) -> Result<()> {
     h.store
-        .bulk_put(ent, ids, Box::new(move |ctx| Ok(write(&ctx))))
+        .bulk_put(
+            ent,
+            ids,
+            Box::new(move |ctx| Ok(write(&ctx))),
+            &audit_for(ent),
+        )
         .await
         .map(drop)
 }

@@ -7,7 +7,10 @@ pub async fn pairing_codes_one_current_per_endpoint(h: &Harness) {
     let other = enterprise(h, 10).await;
     let ep = inserted(h, named(h, &e, "room")).await;
     let first = pairing_code(&e, ep.id(), "ABCDEFGH23");
-    h.store.save_pairing_code(&first).await.unwrap();
+    h.store
+        .save_pairing_code(&first, &audit_for(&first))
+        .await
+        .unwrap();
     assert_eq!(
         h.store.current_pairing_code(&e.id, ep.id()).await.unwrap(),
         Some(first.clone())
@@ -33,7 +36,10 @@ pub async fn pairing_codes_one_current_per_endpoint(h: &Harness) {
     );
 
     let second = pairing_code(&e, ep.id(), "ZYXWVUTS98");
-    h.store.save_pairing_code(&second).await.unwrap();
+    h.store
+        .save_pairing_code(&second, &audit_for(&second))
+        .await
+        .unwrap();
     assert_eq!(
         h.store.current_pairing_code(&e.id, ep.id()).await.unwrap(),
         Some(second.clone())
@@ -45,7 +51,10 @@ pub async fn pairing_codes_one_current_per_endpoint(h: &Harness) {
     assert_eq!(h.store.pairing_code(&e.id, &first.id).await.unwrap(), None);
     // Saving the same code again (a new id) is a replacement, not a collision.
     let again = pairing_code(&e, ep.id(), "ZYXWVUTS98");
-    h.store.save_pairing_code(&again).await.unwrap();
+    h.store
+        .save_pairing_code(&again, &audit_for(&again))
+        .await
+        .unwrap();
     assert_eq!(
         h.store.pairing_code_by_code("ZYXWVUTS98").await.unwrap(),
         Some(again)
@@ -54,7 +63,7 @@ pub async fn pairing_codes_one_current_per_endpoint(h: &Harness) {
     let ep2 = inserted(h, named(h, &e, "room 2")).await;
     let clash = pairing_code(&e, ep2.id(), "ZYXWVUTS98");
     assert_eq!(
-        kind(h.store.save_pairing_code(&clash).await),
+        kind(h.store.save_pairing_code(&clash, &audit_for(&clash)).await),
         ErrorKind::InternalError
     );
     assert_eq!(
@@ -68,7 +77,7 @@ pub async fn paired_status_lifecycle(h: &Harness) {
     let other = enterprise(h, 10).await;
     let ep = inserted(h, named(h, &e, "room")).await;
     let zt = zt_token(&e, ep.id(), 0);
-    h.store.insert_token(&zt).await.unwrap();
+    h.store.insert_token(&zt, &audit_for(&zt)).await.unwrap();
 
     let created = h.store.touch_paired(&zt, 1_000).await.unwrap().unwrap();
     assert_eq!(
@@ -109,7 +118,10 @@ pub async fn paired_status_lifecycle(h: &Harness) {
         (200_000, 200_000)
     );
     let second = zt_token(&e, ep.id(), 0);
-    h.store.insert_token(&second).await.unwrap();
+    h.store
+        .insert_token(&second, &audit_for(&second))
+        .await
+        .unwrap();
     h.store
         .touch_paired(&second, 200_001)
         .await
@@ -121,7 +133,12 @@ pub async fn paired_status_lifecycle(h: &Harness) {
     );
 
     // Deleting the token deletes its pairing, in the same transaction.
-    assert!(h.store.delete_token(&e.id, zt.id()).await.unwrap());
+    assert!(
+        h.store
+            .delete_token(&e.id, zt.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     let left = h.store.paired(&e.id, ep.id(), 200_001).await.unwrap();
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].token_id, *second.id());

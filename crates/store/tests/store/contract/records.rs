@@ -30,7 +30,12 @@ pub async fn listeners_round_trip_and_guard_deletion(h: &Harness) {
         .sealer
         .seal(&Secret::new("a-new-secret-of-16+"), None)
         .unwrap();
-    assert!(h.store.update_listener(&changed).await.unwrap());
+    assert!(
+        h.store
+            .update_listener(&changed, &audit_for(&changed))
+            .await
+            .unwrap()
+    );
     assert_eq!(
         h.store.listener(&e.id, &one.id).await.unwrap(),
         Some(changed.clone())
@@ -43,8 +48,18 @@ pub async fn listeners_round_trip_and_guard_deletion(h: &Harness) {
         enterprise_id: other.id.clone(),
         ..one.clone()
     };
-    assert!(!h.store.update_listener(&hijack).await.unwrap());
-    assert!(!h.store.delete_listener(&other.id, &one.id).await.unwrap());
+    assert!(
+        !h.store
+            .update_listener(&hijack, &audit_for(&hijack))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !h.store
+            .delete_listener(&other.id, &one.id, &audit_for(&other.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(
         h.store.listener(&e.id, &one.id).await.unwrap(),
         Some(changed.clone())
@@ -60,16 +75,35 @@ pub async fn listeners_round_trip_and_guard_deletion(h: &Harness) {
         ),
     )
     .await;
-    let err = h.store.delete_listener(&e.id, &one.id).await.unwrap_err();
+    let err = h
+        .store
+        .delete_listener(&e.id, &one.id, &audit_for(&e.id))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Invalid);
     assert!(err.message().contains("1 endpoint"), "{err:?}");
     assert_eq!(
         h.store.listener(&e.id, &one.id).await.unwrap(),
         Some(changed)
     );
-    assert!(h.store.delete_endpoint(&e.id, user.id()).await.unwrap());
-    assert!(h.store.delete_listener(&e.id, &one.id).await.unwrap());
-    assert!(!h.store.delete_listener(&e.id, &one.id).await.unwrap());
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, user.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    assert!(
+        h.store
+            .delete_listener(&e.id, &one.id, &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !h.store
+            .delete_listener(&e.id, &one.id, &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
     assert_eq!(h.store.list_listeners(&e.id).await.unwrap(), vec![two]);
 }
 
