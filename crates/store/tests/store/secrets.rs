@@ -125,7 +125,7 @@ pub async fn store_secrets(store: &dyn Store) {
     store
         .insert_token(
             &AccessToken::new(parts("t0000000000000000000000a", TOKEN)).unwrap(),
-            &audit_for(&AccessToken::new(parts("t0000000000000000000000a", TOKEN)).unwrap()),
+            &audit_for(AccessToken::new(parts("t0000000000000000000000a", TOKEN)).unwrap()),
         )
         .await
         .unwrap();
