@@ -4,8 +4,10 @@
 //!   (XChaCha20-Poly1305 with the service key, or a sealed box to an enterprise's public key).
 
 mod hash_pool;
+mod keyring;
 mod passwords;
 mod sealing;
 
 pub use passwords::{DEFAULT_BCRYPT_COST, Passwords};
+pub use keyring::KeyRing;
 pub use sealing::{KeyError, Sealer, ServiceKey, public_key_id};

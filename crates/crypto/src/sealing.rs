@@ -18,9 +18,10 @@ use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ports::SecretSealer;
 use roomlink_domain::secret::{SealedSecret, Secret};
 use sha2::{Digest, Sha256};
-use std::fs;
-use std::io::Write;
-use std::path::Path;
+use crate::keyring::KeyRing;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 use zeroize::Zeroizing;
 
 const NONCE_LEN: usize = 24;
@@ -89,31 +90,9 @@ impl ServiceKey {
         Self::from_bytes(bytes)
     }
 
-    /// Reads the key file, or creates it (owner read/write only) with a fresh key.
-    pub fn load_or_create(path: &Path) -> std::result::Result<Self, KeyError> {
-        let file_error = |source| KeyError::File {
-            path: path.display().to_string(),
-            source,
-        };
-        match fs::read_to_string(path) {
-            Ok(text) => Self::from_base64(&text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    fs::create_dir_all(dir).map_err(file_error)?;
-                }
-                let key = Self::generate();
-                let mut options = fs::OpenOptions::new();
-                options.write(true).create_new(true);
-                #[cfg(unix)]
-                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-                let mut file = options.open(path).map_err(file_error)?;
-                let encoded = Zeroizing::new(BASE64.encode(*key.key));
-                file.write_all(encoded.as_bytes()).map_err(file_error)?;
-                file.sync_all().map_err(file_error)?;
-                Ok(key)
-            }
-            Err(e) => Err(file_error(e)),
-        }
+    /// The key as a key file line holds it.
+    pub fn to_base64(&self) -> Zeroizing<String> {
+        Zeroizing::new(BASE64.encode(*self.key))
     }
 
     pub fn id(&self) -> &str {
@@ -121,19 +100,91 @@ impl ServiceKey {
     }
 }
 
-/// The `SecretSealer` adapter.
+/// The `SecretSealer` adapter: seals with the ring's current key, opens with any key of it.
 pub struct Sealer {
-    service: ServiceKey,
+    // Swapped whole on reload (SIGHUP after a rotation); a seal or open in progress keeps the
+    // ring it started with.
+    ring: RwLock<Arc<KeyRing>>,
+    /// The key file, read again when a value under a key this ring lacks is met: another
+    /// process (`roomlink admin rotate-key`) wrote a new key there and re-sealed with it.
+    file: Option<PathBuf>,
+    /// When the file was last read for that reason: at most once per [`REREAD_EVERY`], so
+    /// values under a key that is truly gone do not read the file on every request.
+    last_reread: Mutex<Option<Instant>>,
 }
 
+const REREAD_EVERY: Duration = Duration::from_secs(1);
+
 impl Sealer {
-    pub fn new(service: ServiceKey) -> Self {
-        Sealer { service }
+    pub fn new(ring: KeyRing) -> Self {
+        Sealer {
+            ring: RwLock::new(Arc::new(ring)),
+            file: None,
+            last_reread: Mutex::new(None),
+        }
     }
 
-    fn cipher(&self) -> XChaCha20Poly1305 {
-        XChaCha20Poly1305::new((&*self.service.key).into())
+    /// A sealer whose ring came from `file` (see [`Sealer::reload`] and the field `file`).
+    pub fn from_file(ring: KeyRing, file: PathBuf) -> Self {
+        Sealer {
+            file: Some(file),
+            ..Sealer::new(ring)
+        }
     }
+
+    /// Uses `ring` from now on.
+    pub fn reload(&self, ring: KeyRing) {
+        *self.ring.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(ring);
+    }
+
+    fn ring(&self) -> Arc<KeyRing> {
+        self.ring
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The ring, read again from the key file first when it lacks `key_id` and may have
+    /// gained it there.
+    fn ring_holding(&self, key_id: &str) -> Arc<KeyRing> {
+        let ring = self.ring();
+        if ring.key(key_id).is_some() || !key_id.starts_with("svc-") {
+            return ring;
+        }
+        let Some(file) = &self.file else {
+            return ring;
+        };
+        {
+            let mut last = self
+                .last_reread
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if last.is_some_and(|at| at.elapsed() < REREAD_EVERY) {
+                return ring;
+            }
+            *last = Some(Instant::now());
+        }
+        match KeyRing::load(file) {
+            Ok(fresh) if fresh.key(key_id).is_some() => {
+                tracing::info!(
+                    file = %file.display(),
+                    current = fresh.current().id(),
+                    "service key ring reloaded: a value sealed under a key new to this instance was met"
+                );
+                self.reload(fresh);
+                self.ring()
+            }
+            Ok(_) => ring,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the service key file again");
+                ring
+            }
+        }
+    }
+}
+
+fn cipher(key: &ServiceKey) -> XChaCha20Poly1305 {
+    XChaCha20Poly1305::new((&*key.key).into())
 }
 
 impl SecretSealer for Sealer {
@@ -152,22 +203,23 @@ impl SecretSealer for Sealer {
                 ciphertext,
             });
         }
+        let ring = self.ring();
+        let key = ring.current();
         let mut nonce = [0u8; NONCE_LEN];
         getrandom::fill(&mut nonce).map_err(|e| Error::internal(e.to_string()))?;
-        let sealed = self
-            .cipher()
+        let sealed = cipher(key)
             .encrypt(
                 XNonce::from_slice(&nonce),
                 Payload {
                     msg: plaintext.expose().as_bytes(),
-                    aad: self.service.id.as_bytes(),
+                    aad: key.id.as_bytes(),
                 },
             )
             .map_err(|_| Error::internal("encryption failed"))?;
         let mut ciphertext = nonce.to_vec();
         ciphertext.extend_from_slice(&sealed);
         Ok(SealedSecret {
-            key_id: self.service.id.clone(),
+            key_id: key.id.clone(),
             ciphertext,
         })
     }
@@ -176,12 +228,15 @@ impl SecretSealer for Sealer {
         if sealed.key_id.starts_with("pk-") {
             return Ok(None);
         }
-        if sealed.key_id != self.service.id || sealed.ciphertext.len() < NONCE_LEN {
+        let ring = self.ring_holding(&sealed.key_id);
+        let Some(key) = ring.key(&sealed.key_id) else {
+            return Err(Error::encryption_updated());
+        };
+        if sealed.ciphertext.len() < NONCE_LEN {
             return Err(Error::encryption_updated());
         }
         let (nonce, body) = sealed.ciphertext.split_at(NONCE_LEN);
-        let plain = self
-            .cipher()
+        let plain = cipher(key)
             .decrypt(
                 XNonce::from_slice(nonce),
                 Payload {
@@ -198,8 +253,15 @@ impl SecretSealer for Sealer {
     fn current_key_id(&self, enterprise_public_key: Option<&str>) -> Result<String> {
         match enterprise_public_key {
             Some(pk) => public_key_id(pk),
-            None => Ok(self.service.id.clone()),
+            None => Ok(self.ring().current().id.clone()),
         }
+    }
+
+    fn readable(&self, sealed: &SealedSecret, enterprise_public_key: Option<&str>) -> Result<bool> {
+        Ok(match enterprise_public_key {
+            Some(pk) => sealed.key_id == public_key_id(pk)?,
+            None => self.ring_holding(&sealed.key_id).key(&sealed.key_id).is_some(),
+        })
     }
 }
 
@@ -209,7 +271,7 @@ mod tests {
     use roomlink_domain::error::ErrorKind;
 
     fn sealer(byte: u8) -> Sealer {
-        Sealer::new(ServiceKey::from_bytes([byte; 32]))
+        Sealer::new(KeyRing::new(ServiceKey::from_bytes([byte; 32]), Vec::new()))
     }
 
     #[test]
@@ -256,21 +318,57 @@ mod tests {
     }
 
     #[test]
+    fn after_a_reload_new_values_use_the_new_key_and_old_ones_still_open() {
+        let old = ServiceKey::from_bytes([5; 32]);
+        let s = Sealer::new(KeyRing::new(ServiceKey::from_bytes([5; 32]), Vec::new()));
+        let before = s.seal(&Secret::new("pw"), None).unwrap();
+        s.reload(KeyRing::new(ServiceKey::from_bytes([6; 32]), vec![old]));
+        let after = s.seal(&Secret::new("pw"), None).unwrap();
+        assert_ne!(after.key_id, before.key_id);
+        assert_eq!(after.key_id, s.current_key_id(None).unwrap());
+        assert_eq!(s.open(&before).unwrap().unwrap().expose(), "pw");
+        assert!(s.readable(&before, None).unwrap());
+        s.reload(KeyRing::new(ServiceKey::from_bytes([6; 32]), Vec::new()));
+        assert!(!s.readable(&before, None).unwrap());
+        assert_eq!(
+            s.open(&before).unwrap_err().kind(),
+            ErrorKind::EncryptionUpdated
+        );
+    }
+
+    #[test]
+    fn a_value_under_a_key_new_to_this_instance_rereads_the_key_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("roomlink.key");
+        let ring = KeyRing::load_or_create(&path).unwrap();
+        let serving = Sealer::from_file(KeyRing::load(&path).unwrap(), path.clone());
+        let rotated = ring.rotated();
+        rotated.replace(&path).unwrap();
+        // What `rotate-key` does in its own process: seal under the new key.
+        let sealed = Sealer::new(KeyRing::load(&path).unwrap())
+            .seal(&Secret::new("pw"), None)
+            .unwrap();
+        assert!(serving.readable(&sealed, None).unwrap());
+        assert_eq!(serving.open(&sealed).unwrap().unwrap().expose(), "pw");
+        assert_eq!(serving.current_key_id(None).unwrap(), rotated.current().id());
+    }
+
+    #[test]
     fn key_file_is_created_once_with_owner_only_permissions() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys/service.key");
-        let first = ServiceKey::load_or_create(&path).unwrap();
-        let second = ServiceKey::load_or_create(&path).unwrap();
-        assert_eq!(first.id(), second.id());
+        let first = KeyRing::load_or_create(&path).unwrap();
+        let second = KeyRing::load_or_create(&path).unwrap();
+        assert_eq!(first.current().id(), second.current().id());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(&path).unwrap().permissions().mode();
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-        fs::write(&path, "short").unwrap();
+        std::fs::write(&path, "short").unwrap();
         assert!(matches!(
-            ServiceKey::load_or_create(&path),
+            KeyRing::load_or_create(&path),
             Err(KeyError::Malformed)
         ));
     }

@@ -354,6 +354,43 @@ pub struct PoolStatus {
     pub waiting: usize,
 }
 
+/// Where a sealed value is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SealedKind {
+    EndpointPassword,
+    ListenerSecret,
+}
+
+/// One stored sealed value: the id of the endpoint or listener holding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSecret {
+    pub id: String,
+    pub sealed: SealedSecret,
+}
+
+/// The sealed values as stored, for re-sealing them under a new service key.
+#[async_trait]
+pub trait SealedSecretStore: Send + Sync {
+    /// Up to `limit` values of `kind` whose key id is not `key_id`, ordered by holder id,
+    /// after the holder `after`.
+    async fn sealed_not_under(
+        &self,
+        kind: SealedKind,
+        key_id: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<StoredSecret>>;
+    /// Replaces the value held by `id` when it is still `old`; `false` when it changed
+    /// meanwhile (the newer value stands) or the holder is gone.
+    async fn replace_sealed(
+        &self,
+        kind: SealedKind,
+        id: &str,
+        old: &SealedSecret,
+        new: &SealedSecret,
+    ) -> Result<bool>;
+}
+
 /// Every storage port at once: what a storage adapter provides.
 pub trait Store:
     EnterpriseStore
@@ -367,6 +404,7 @@ pub trait Store:
     + StatusStore
     + FailureStore
     + AuditStore
+    + SealedSecretStore
     + StoreHealth
 {
 }
@@ -383,6 +421,7 @@ impl<T> Store for T where
         + StatusStore
         + FailureStore
         + AuditStore
+        + SealedSecretStore
         + StoreHealth
 {
 }
@@ -434,6 +473,15 @@ pub trait SecretSealer: Send + Sync {
     /// The key id `seal` would use now. A stored value with another key id is stale.
     #[allow(clippy::needless_lifetimes)] // mockall needs the lifetime named
     fn current_key_id<'a>(&self, enterprise_public_key: Option<&'a str>) -> Result<String>;
+    /// Whether `sealed` can be used now: sealed to the enterprise's current public key when it
+    /// has one, otherwise under a service key this instance holds (the current one, or a
+    /// previous one while a key rotation is re-sealing).
+    #[allow(clippy::needless_lifetimes)] // mockall needs the lifetime named
+    fn readable<'a>(
+        &self,
+        sealed: &SealedSecret,
+        enterprise_public_key: Option<&'a str>,
+    ) -> Result<bool>;
 }
 
 /// Who a companion-platform user is, as the platform says.

@@ -5,6 +5,7 @@
 
 mod body;
 mod caller;
+mod completion;
 mod error;
 mod limits;
 pub mod links;
@@ -13,6 +14,7 @@ mod observe;
 mod openapi;
 mod routes;
 mod table;
+pub mod tls;
 
 pub use error::ApiError;
 pub use limits::{LimitOptions, Rate};
@@ -63,6 +65,8 @@ pub struct ServerOptions {
     pub shutdown_timeout: Duration,
     /// Rate limits and header bound (none by default; the binary configures them).
     pub limits: LimitOptions,
+    /// HTTPS with this certificate; plain HTTP without.
+    pub tls: Option<Arc<tls::ReloadableCert>>,
 }
 
 impl Default for ServerOptions {
@@ -71,6 +75,7 @@ impl Default for ServerOptions {
             workers: 0,
             shutdown_timeout: Duration::from_secs(30),
             limits: LimitOptions::default(),
+            tls: None,
         }
     }
 }
@@ -95,16 +100,24 @@ pub fn serve(
     links: Arc<LinkRegistry>,
 ) -> std::io::Result<Server> {
     let state = web::Data::new(AppState::new(services, options, links));
-    let mut server = HttpServer::new(move || {
+    let server = HttpServer::new(move || {
         App::new()
+            // Innermost: the handler's work survives its client (see `completion`).
+            .wrap(from_fn(completion::run_to_completion))
             .wrap(from_fn(observe::observe))
             // Outermost: the request span is open for everything inside, limits included.
             .wrap(TracingLogger::<observe::RequestSpan>::new())
             .configure(configure(state.clone()))
     })
     .shutdown_timeout(options.shutdown_timeout.as_secs())
-    .disable_signals()
-    .listen(listener)?;
+    .disable_signals();
+    let mut server = match &options.tls {
+        None => server.listen(listener)?,
+        Some(cert) => {
+            let config = cert.server_config().map_err(std::io::Error::other)?;
+            server.listen_rustls_0_23(listener, config)?
+        }
+    };
     if options.workers > 0 {
         server = server.workers(options.workers);
     }

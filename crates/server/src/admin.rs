@@ -34,7 +34,7 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
         }
         if let Some(e) = cause.downcast_ref::<StoreError>() {
             return match e {
-                StoreError::NoSqliteDatabase { .. } => EXIT_REFUSED,
+                StoreError::NoSqliteDatabase { .. } | StoreError::SqliteFile(_) => EXIT_REFUSED,
                 _ => EXIT_UNAVAILABLE,
             };
         }

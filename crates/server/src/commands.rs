@@ -1,14 +1,16 @@
 //! The operator commands: serve, migrate, admin enterprise create, admin user create (the
 //! other admin commands: `crate::admin`).
 
-use crate::Wiring;
+use crate::{KeySource, Wiring};
 use crate::settings::Settings;
 use anyhow::Context;
+use roomlink_crypto::{KeyRing, Sealer};
 use roomlink_domain::access::Role;
 use roomlink_domain::listener::LINK_HEARTBEAT_MS;
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::Services;
 use roomlink_http::LinkRegistry;
+use roomlink_http::tls::ReloadableCert;
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
@@ -25,6 +27,54 @@ pub struct Running {
     /// Kept for its background tasks (NATS subscriptions).
     pub cluster: Option<roomlink_cluster::Cluster>,
     pub background: Background,
+    /// What SIGHUP reloads.
+    pub reload: Reload,
+}
+
+/// What a running instance reads again on SIGHUP: the TLS certificate and the service key ring.
+pub struct Reload {
+    tls: Option<Arc<ReloadableCert>>,
+    sealer: Arc<Sealer>,
+    keys: KeySource,
+}
+
+impl Reload {
+    /// Reads the certificate and the key file again. What fails to load is kept as it was and
+    /// reported; the rest is reloaded all the same.
+    pub fn reload(&self) -> anyhow::Result<()> {
+        let mut failures = Vec::new();
+        if let Some(tls) = &self.tls {
+            match tls.reload() {
+                Ok(()) => tracing::info!(
+                    cert = %tls.files().cert.display(),
+                    "TLS certificate reloaded"
+                ),
+                Err(e) => failures.push(format!("TLS certificate kept: {e}")),
+            }
+        }
+        match &self.keys {
+            KeySource::File(path) => match KeyRing::load(path) {
+                Ok(ring) => {
+                    tracing::info!(
+                        file = %path.display(),
+                        current = ring.current().id(),
+                        previous = ?ring.previous_ids(),
+                        "service key ring reloaded"
+                    );
+                    self.sealer.reload(ring);
+                }
+                Err(e) => failures.push(format!("service key ring kept: {e}")),
+            },
+            KeySource::Settings => tracing::info!(
+                "the service keys come from settings (security.service_key): restart to change them"
+            ),
+        }
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(anyhow::anyhow!(failures.join("; ")))
+        }
+    }
 }
 
 /// Aborts the background tasks when dropped.
@@ -49,7 +99,12 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         services,
         links,
         cluster,
+        sealer,
     } = wiring;
+    let tls = match settings.server.tls_files() {
+        Some(files) => Some(ReloadableCert::load(files).context("server.tls_cert / server.tls_key")?),
+        None => None,
+    };
     let listener = TcpListener::bind(&settings.server.bind)
         .with_context(|| format!("cannot listen on {}", settings.server.bind))?;
     let address = listener.local_addr()?;
@@ -57,6 +112,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         workers: settings.server.workers,
         shutdown_timeout: Duration::from_secs(settings.server.shutdown_timeout_secs),
         limits: settings.limits.options(),
+        tls: tls.clone(),
     };
     let server = roomlink_http::serve(listener, services.clone(), &options, links.clone())?;
     let poll_every = Duration::from_millis(settings.listener.status_poll_interval_ms.max(1000));
@@ -72,35 +128,56 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         links,
         cluster,
         background,
+        reload: Reload {
+            tls,
+            sealer,
+            keys: crate::key_source(settings)?,
+        },
     })
 }
 
 /// `roomlink serve`: runs until SIGINT or SIGTERM. Either signal stops gracefully: no new
 /// connections, background tasks stop, in-flight requests get `server.shutdown_timeout_secs`
 /// to finish. A second SIGINT meanwhile stops at once (an error: requests were cut off).
+/// SIGHUP reads the TLS certificate and the service key file again.
 pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
     let running = start(settings).await?;
     // Listening for signals before saying so: a signal sent right after the announcement counts.
-    let mut signals = StopSignals::new().context("cannot listen for SIGINT/SIGTERM")?;
+    let mut signals = StopSignals::new().context("cannot listen for SIGINT/SIGTERM/SIGHUP")?;
     let handle = running.server.handle();
     let Running {
         address,
         server,
         background,
         links,
+        reload,
         // Held to the end: dropping it would leave the cluster mid-shutdown.
         cluster: _cluster,
         ..
     } = running;
     let mut server = std::pin::pin!(server);
-    tracing::info!(address = %address, "roomlink is listening");
-    let first = tokio::select! {
-        result = &mut server => {
-            drop(background);
-            tracing::info!("roomlink stopped");
-            return result.context("the HTTP server failed");
+    let scheme = if settings.server.tls_files().is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    tracing::info!(address = %address, scheme, "roomlink is listening");
+    let first = loop {
+        tokio::select! {
+            result = &mut server => {
+                drop(background);
+                tracing::info!("roomlink stopped");
+                return result.context("the HTTP server failed");
+            }
+            signal = signals.next() => match signal {
+                Signal::Hangup => {
+                    if let Err(e) = reload.reload() {
+                        tracing::error!(error = %e, "SIGHUP: reload incomplete");
+                    }
+                }
+                stop => break stop,
+            },
         }
-        signal = signals.next() => signal,
     };
     tracing::info!(
         signal = first.name(),
@@ -134,16 +211,18 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
                 Signal::Terminate => tracing::info!(
                     "SIGTERM: already shutting down (a second SIGINT stops at once)"
                 ),
+                Signal::Hangup => tracing::info!("SIGHUP: ignored while shutting down"),
             },
         }
     }
 }
 
-/// A signal asking the service to stop.
+/// A signal asking the service to stop, or (SIGHUP) to reload its certificate and keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Signal {
     Interrupt,
     Terminate,
+    Hangup,
 }
 
 impl Signal {
@@ -151,15 +230,17 @@ impl Signal {
         match self {
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
+            Signal::Hangup => "SIGHUP",
         }
     }
 }
 
-/// SIGINT and SIGTERM as a stream. Once created, neither ends the process by itself.
+/// SIGINT, SIGTERM and SIGHUP as a stream. Once created, none ends the process by itself.
 #[cfg(unix)]
 struct StopSignals {
     interrupt: tokio::signal::unix::Signal,
     terminate: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
 }
 
 #[cfg(unix)]
@@ -169,6 +250,7 @@ impl StopSignals {
         Ok(StopSignals {
             interrupt: signal(SignalKind::interrupt())?,
             terminate: signal(SignalKind::terminate())?,
+            hangup: signal(SignalKind::hangup())?,
         })
     }
 
@@ -176,6 +258,7 @@ impl StopSignals {
         tokio::select! {
             Some(()) = self.interrupt.recv() => Signal::Interrupt,
             Some(()) = self.terminate.recv() => Signal::Terminate,
+            Some(()) = self.hangup.recv() => Signal::Hangup,
             else => std::future::pending().await,
         }
     }

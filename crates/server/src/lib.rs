@@ -5,10 +5,11 @@
 
 pub mod admin;
 pub mod commands;
+pub mod maintenance;
 pub mod settings;
 
 use anyhow::Context;
-use roomlink_crypto::{Passwords, Sealer, ServiceKey};
+use roomlink_crypto::{KeyRing, Passwords, Sealer, ServiceKey};
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
@@ -54,20 +55,51 @@ pub async fn connect_store_with(
     Ok(Arc::new(store))
 }
 
-/// The service sealing key: from the settings, or a key file (created on first start).
-pub fn service_key(settings: &Settings) -> anyhow::Result<ServiceKey> {
-    if let Some(key) = &settings.security.service_key {
-        return ServiceKey::from_base64(key).context("security.service_key");
+/// Where the service key ring comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `security.service_key` (and `security.previous_service_keys`).
+    Settings,
+    /// A key file: `security.service_key_file`, or `roomlink.key` beside the SQLite database.
+    File(PathBuf),
+}
+
+/// Where the settings say the service key ring is.
+pub fn key_source(settings: &Settings) -> anyhow::Result<KeySource> {
+    if settings.security.service_key.is_some() {
+        return Ok(KeySource::Settings);
     }
-    let file: PathBuf = match (&settings.security.service_key_file, settings.sqlite_path()) {
-        (Some(file), _) => file.clone(),
-        (None, Some(db)) => db.with_file_name("roomlink.key"),
+    match (&settings.security.service_key_file, settings.sqlite_path()) {
+        (Some(file), _) => Ok(KeySource::File(file.clone())),
+        (None, Some(db)) => Ok(KeySource::File(db.with_file_name("roomlink.key"))),
         (None, None) => anyhow::bail!(
             "set security.service_key (or security.service_key_file) when the database is not SQLite: \
              every instance must seal endpoint passwords with the same key"
         ),
-    };
-    Ok(ServiceKey::load_or_create(&file)?)
+    }
+}
+
+/// The service key ring: from the settings, or a key file (created on first start).
+pub fn service_keys(settings: &Settings) -> anyhow::Result<KeyRing> {
+    match key_source(settings)? {
+        KeySource::Settings => {
+            let current = settings.security.service_key.as_deref().unwrap_or_default();
+            let current = ServiceKey::from_base64(current).context("security.service_key")?;
+            let previous = settings
+                .security
+                .previous_service_keys
+                .as_deref()
+                .unwrap_or_default()
+                .split(',')
+                .map(str::trim)
+                .filter(|k| !k.is_empty())
+                .map(ServiceKey::from_base64)
+                .collect::<Result<Vec<_>, _>>()
+                .context("security.previous_service_keys")?;
+            Ok(KeyRing::new(current, previous))
+        }
+        KeySource::File(file) => Ok(KeyRing::load_or_create(&file)?),
+    }
 }
 
 /// The companion platform's identity adapter: an OAuth2 provider, a static file, or nobody.
@@ -124,6 +156,8 @@ pub struct Wiring {
     /// The connection to the other instances, when `cluster.nats_url` is set; its tasks live
     /// as long as this does.
     pub cluster: Option<roomlink_cluster::Cluster>,
+    /// The sealer, whose key ring SIGHUP reloads.
+    pub sealer: Arc<Sealer>,
 }
 
 /// Every use case, wired to real adapters, for serving: a missing SQLite file is created
@@ -161,11 +195,11 @@ async fn wire(
     // a new key file behind. Otherwise the key first: a missing key setting is reported even
     // when the database is down.
     let (store, key) = if create_sqlite {
-        let key = service_key(settings)?;
+        let key = service_keys(settings)?;
         (connect_store_with(settings, migrate, true).await?, key)
     } else {
         let store = connect_store_with(settings, migrate, false).await?;
-        (store, service_key(settings)?)
+        (store, service_keys(settings)?)
     };
     let (platform, described) = platform_described(settings)?;
     if serving {
@@ -208,11 +242,15 @@ async fn wire(
         ..ClientConfig::default()
     })
     .with_links(links.clone());
+    let sealer = Arc::new(match key_source(settings)? {
+        KeySource::File(path) => Sealer::from_file(key, path),
+        KeySource::Settings => Sealer::new(key),
+    });
     let services = Services::new(
         Ports {
             store,
             hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
-            sealer: Arc::new(Sealer::new(key)),
+            sealer: sealer.clone(),
             platform,
             transport: Arc::new(client),
             links,
@@ -228,6 +266,7 @@ async fn wire(
         services,
         links: registry,
         cluster,
+        sealer,
     })
 }
 

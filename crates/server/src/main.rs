@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roomlink::settings::Settings;
-use roomlink::{admin, commands, init_logging};
+use roomlink::{admin, commands, init_logging, maintenance};
 use roomlink_domain::access::Role;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,7 +27,8 @@ enum Command {
     Serve,
     /// Apply database migrations and exit.
     Migrate,
-    /// Manage enterprises and service users (exit codes: 0 ok, 1 refused, 2 usage, 3 unavailable).
+    /// Manage enterprises, service users, the service key and backups (exit codes: 0 ok,
+    /// 1 refused, 2 usage, 3 unavailable).
     Admin {
         #[command(subcommand)]
         what: Admin,
@@ -45,6 +46,31 @@ enum Admin {
     User {
         #[command(subcommand)]
         action: UserAction,
+    },
+    /// Make a new service key current and re-seal every endpoint password and listener
+    /// secret under it, online (the old key stays readable until done).
+    RotateKey {
+        /// Keep the current key and only re-seal what is still under a previous one (finishes
+        /// an interrupted run, or one where instances had not reloaded yet).
+        #[arg(long)]
+        resume: bool,
+        /// Afterwards, remove the previous keys from the key file (once nothing uses them).
+        #[arg(long)]
+        forget_previous: bool,
+    },
+    /// Copy the embedded SQLite database to FILE, online and consistent.
+    Backup {
+        /// The copy to write (must not exist).
+        file: PathBuf,
+    },
+    /// Replace the embedded SQLite database with a backup (stop every instance first); the
+    /// database it replaces is kept beside it.
+    Restore {
+        /// The backup to restore.
+        file: PathBuf,
+        /// Confirm replacing the database.
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -212,6 +238,19 @@ async fn run(command: Command, settings: &Settings) -> anyhow::Result<()> {
         Command::Admin {
             what: Admin::User { action },
         } => user(action, settings).await?,
+        Command::Admin {
+            what:
+                Admin::RotateKey {
+                    resume,
+                    forget_previous,
+                },
+        } => maintenance::rotate_key(settings, resume, forget_previous).await?,
+        Command::Admin {
+            what: Admin::Backup { file },
+        } => maintenance::backup(settings, &file).await?,
+        Command::Admin {
+            what: Admin::Restore { file, yes },
+        } => maintenance::restore(settings, &file, yes).await?,
     };
     if !output.is_empty() {
         println!("{output}");

@@ -98,6 +98,23 @@ pub struct ServerSettings {
     /// Worker threads; 0 = one per core.
     pub workers: usize,
     pub shutdown_timeout_secs: u64,
+    /// HTTPS: the certificate chain (PEM, leaf first) and its private key (PEM). Both or
+    /// neither; SIGHUP reads them again.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+}
+
+impl ServerSettings {
+    /// The certificate files, when HTTPS is configured.
+    pub fn tls_files(&self) -> Option<roomlink_http::tls::TlsFiles> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(roomlink_http::tls::TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Deserialize)]
@@ -155,8 +172,12 @@ pub struct ListenerSettings {
 pub struct SecuritySettings {
     /// The service sealing key, base64 of 32 bytes. Takes precedence over `service_key_file`.
     pub service_key: Option<String>,
-    /// A file holding the service key; created (mode 0600) on first start if missing.
-    /// Default for SQLite: `roomlink.key` beside the database file.
+    /// Keys that sealed values before a rotation, base64, comma-separated: still opened,
+    /// never used to seal (with `service_key`; a key file lists them after its first line).
+    pub previous_service_keys: Option<String>,
+    /// A file holding the service key ring (the current key first, then previous keys);
+    /// created (mode 0600) on first start if missing. Default for SQLite: `roomlink.key`
+    /// beside the database file.
     pub service_key_file: Option<PathBuf>,
     /// bcrypt cost of new service-user password hashes.
     pub bcrypt_cost: u32,
@@ -168,6 +189,10 @@ impl std::fmt::Debug for SecuritySettings {
             .field(
                 "service_key",
                 &self.service_key.as_ref().map(|_| "[redacted]"),
+            )
+            .field(
+                "previous_service_keys",
+                &self.previous_service_keys.as_ref().map(|_| "[redacted]"),
             )
             .field("service_key_file", &self.service_key_file)
             .field("bcrypt_cost", &self.bcrypt_cost)
@@ -267,6 +292,11 @@ impl Settings {
         }
         let settings: Settings = merged.try_deserialize().map_err(SettingsError::config)?;
         check_bind(&settings.server.bind)?;
+        if settings.server.tls_cert.is_some() != settings.server.tls_key.is_some() {
+            return Err(SettingsError::new(
+                "server.tls_cert and server.tls_key: set both (HTTPS) or neither (HTTP)",
+            ));
+        }
         Ok(settings)
     }
 
@@ -366,6 +396,8 @@ pub const KNOWN: &[&str] = &[
     "server.bind",
     "server.workers",
     "server.shutdown_timeout_secs",
+    "server.tls_cert",
+    "server.tls_key",
     "database.url",
     "database.max_connections",
     "database.connect_timeout_ms",
@@ -390,6 +422,7 @@ pub const KNOWN: &[&str] = &[
     "pairing.rotation_interval_secs",
     "audit.retention_days",
     "security.service_key",
+    "security.previous_service_keys",
     "security.service_key_file",
     "security.bcrypt_cost",
     "log.format",

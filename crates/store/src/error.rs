@@ -34,6 +34,10 @@ pub enum StoreError {
         backend: crate::Backend,
         reason: String,
     },
+    /// `backup` / `restore` refused or failed: a file that exists, is not a roomlink database,
+    /// or cannot be written.
+    #[error("{0}")]
+    SqliteFile(String),
     #[error("migrating the {backend} database at {target} failed: {reason}")]
     Migration {
         backend: crate::Backend,

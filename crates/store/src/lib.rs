@@ -113,6 +113,8 @@ mod models;
 mod pairing;
 mod pool;
 mod schema;
+mod sealed;
+mod sqlite_file;
 mod statuses;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -120,6 +122,7 @@ mod tokens;
 
 pub use config::{Backend, DbConfig};
 pub use error::StoreError;
+pub use sqlite_file::{BackupInfo, RestoreInfo, backup as backup_sqlite, restore as restore_sqlite};
 
 use config::Target;
 use diesel_async::RunQueryDsl;

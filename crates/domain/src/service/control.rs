@@ -330,7 +330,7 @@ impl ControlService {
         let credential = match endpoint.password() {
             None => EndpointCredential::None,
             Some(sealed) => {
-                if sealed.key_id != self.sealer.current_key_id(public_key.as_deref())? {
+                if !self.sealer.readable(sealed, public_key.as_deref())? {
                     return Err(Error::encryption_updated());
                 }
                 match self.sealer.open(sealed)? {

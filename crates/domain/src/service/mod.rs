@@ -7,6 +7,7 @@ pub mod auth;
 pub mod control;
 pub mod endpoints;
 pub mod housekeeping;
+pub mod keys;
 pub mod listeners;
 pub mod pairing;
 pub mod snapshots;
@@ -46,6 +47,7 @@ pub struct Services {
     pub admin: Arc<admin::Admin>,
     pub audit_log: Arc<audit::AuditLog>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
+    pub key_rotation: Arc<keys::KeyRotation>,
     token_cache: Arc<auth::TokenCache>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
@@ -144,6 +146,10 @@ impl Services {
             }),
             audit_log: Arc::new(audit::AuditLog {
                 store: store.clone(),
+            }),
+            key_rotation: Arc::new(keys::KeyRotation {
+                secrets: store.clone(),
+                sealer: ports.sealer.clone(),
             }),
             housekeeping: Arc::new(housekeeping::Housekeeping {
                 tokens: store.clone(),

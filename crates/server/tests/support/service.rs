@@ -130,3 +130,111 @@ pub async fn token(client: &reqwest::Client, address: &str, enterprise: &str) ->
     assert_eq!(status, StatusCode::OK, "{body}");
     body["accessToken"].as_str().unwrap().to_owned()
 }
+
+/// A serving process whose JSON log is read as it goes.
+pub struct Served {
+    pub child: Child,
+    pub address: String,
+    log: std::sync::mpsc::Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Service {
+    /// Starts serving (with more settings in `env`) and waits until it listens.
+    pub fn serve_watched(&self, env: &[(&str, &str)]) -> Served {
+        let mut child = self
+            .command()
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (send, log) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                // A line that is not JSON (a panic's message) is kept as a string.
+                let entry = serde_json::from_str::<Value>(&line).unwrap_or(Value::String(line));
+                if send.send(entry).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut served = Served {
+            child,
+            address: String::new(),
+            log,
+            seen: Vec::new(),
+        };
+        let listening = served.wait_for_log("roomlink is listening");
+        served.address = listening["fields"]["address"].as_str().unwrap().to_owned();
+        served
+    }
+}
+
+impl Served {
+    /// The first log line from now on whose message starts with `message` (30 s at most).
+    pub fn wait_for_log(&mut self, message: &str) -> Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            let Ok(line) = self.log.recv_timeout(Duration::from_millis(100)) else {
+                if let Ok(Some(status)) = self.child.try_wait() {
+                    panic!("roomlink exited ({status}): {:#?}", self.seen);
+                }
+                continue;
+            };
+            self.seen.push(line.clone());
+            if line["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(message))
+            {
+                return line;
+            }
+        }
+        panic!("no log line {message:?}: {:#?}", self.seen);
+    }
+
+    /// Every log line read so far, and those waiting.
+    pub fn log_so_far(&mut self) -> &[Value] {
+        self.seen.extend(self.log.try_iter());
+        &self.seen
+    }
+
+    /// Sends a signal by name (`HUP`, `TERM`, ...).
+    pub fn signal(&self, name: &str) {
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -{name}");
+    }
+
+    /// SIGTERM, and waits for the graceful exit.
+    pub fn stop(mut self) {
+        self.signal("TERM");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}: {:#?}", self.seen);
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs an admin command; its exit code and stdout + stderr.
+pub fn run(service: &Service, args: &[&str]) -> (i32, String) {
+    let out = service
+        .command()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}

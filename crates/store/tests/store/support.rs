@@ -34,7 +34,10 @@ impl Harness {
 /// The sealer the tests seal endpoint passwords and listener secrets with: the service's own,
 /// with a fixed key.
 pub fn sealer() -> roomlink_crypto::Sealer {
-    roomlink_crypto::Sealer::new(roomlink_crypto::ServiceKey::from_bytes([7; 32]))
+    roomlink_crypto::Sealer::new(roomlink_crypto::KeyRing::new(
+        roomlink_crypto::ServiceKey::from_bytes([7; 32]),
+        Vec::new(),
+    ))
 }
 
 pub async fn memory() -> Option<Harness> {

@@ -8,6 +8,7 @@ mod admin;
 mod audit;
 mod csv;
 mod endpoints;
+mod keys;
 mod links;
 mod pairing;
 mod records;
@@ -17,6 +18,7 @@ pub use admin::*;
 pub use audit::*;
 pub use csv::*;
 pub use endpoints::*;
+pub use keys::*;
 pub use links::*;
 pub use pairing::*;
 pub use records::*;
@@ -89,6 +91,8 @@ macro_rules! contract_tests {
             links_go_with_their_listener,
             links_go_with_their_enterprise,
             poll_lease_is_answered,
+            sealed_values_are_paged_by_key_and_replaced_only_if_unchanged,
+            a_rotation_reseals_everything_under_the_new_key,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(
