@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn a_one_line_file_is_a_ring_without_previous_keys() {
         let key = ServiceKey::from_bytes([4; 32]);
-        let ring = KeyRing::parse(&format!("{}\n", key.to_base64())).unwrap();
+        let ring = KeyRing::parse(&format!("{}\n", key.to_base64().as_str())).unwrap();
         assert_eq!(ring.current().id(), key.id());
         assert!(ring.previous_ids().is_empty());
     }
@@ -188,8 +188,8 @@ mod tests {
 
     #[test]
     fn comments_and_blank_lines_are_skipped_and_bad_lines_refused() {
-        let a = ServiceKey::from_bytes([1; 32]).to_base64();
-        let b = ServiceKey::from_bytes([2; 32]).to_base64();
+        let a = ServiceKey::from_bytes([1; 32]).to_base64().to_string();
+        let b = ServiceKey::from_bytes([2; 32]).to_base64().to_string();
         let ring = KeyRing::parse(&format!("# current\n{a}\n\n# previous\n{b}\n{a}\n")).unwrap();
         assert_eq!(ring.previous_ids().len(), 1, "a repeated key counts once");
         assert!(matches!(
