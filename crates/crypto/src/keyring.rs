@@ -196,6 +196,9 @@ mod tests {
             KeyRing::parse(&format!("{a}\nshort\n")),
             Err(KeyError::Malformed)
         ));
-        assert!(matches!(KeyRing::parse("# nothing\n"), Err(KeyError::Malformed)));
+        assert!(matches!(
+            KeyRing::parse("# nothing\n"),
+            Err(KeyError::Malformed)
+        ));
     }
 }

@@ -8,6 +8,6 @@ mod keyring;
 mod passwords;
 mod sealing;
 
-pub use passwords::{DEFAULT_BCRYPT_COST, Passwords};
 pub use keyring::KeyRing;
+pub use passwords::{DEFAULT_BCRYPT_COST, Passwords};
 pub use sealing::{KeyError, Sealer, ServiceKey, public_key_id};

@@ -10,6 +10,7 @@
 //! A key id is the first 8 hex digits of SHA-256 of the key, so a changed key is detected
 //! (`EncryptionUpdated`) without storing the key itself.
 
+use crate::keyring::KeyRing;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
@@ -18,7 +19,6 @@ use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ports::SecretSealer;
 use roomlink_domain::secret::{SealedSecret, Secret};
 use sha2::{Digest, Sha256};
-use crate::keyring::KeyRing;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
@@ -260,7 +260,10 @@ impl SecretSealer for Sealer {
     fn readable(&self, sealed: &SealedSecret, enterprise_public_key: Option<&str>) -> Result<bool> {
         Ok(match enterprise_public_key {
             Some(pk) => sealed.key_id == public_key_id(pk)?,
-            None => self.ring_holding(&sealed.key_id).key(&sealed.key_id).is_some(),
+            None => self
+                .ring_holding(&sealed.key_id)
+                .key(&sealed.key_id)
+                .is_some(),
         })
     }
 }
@@ -350,7 +353,10 @@ mod tests {
             .unwrap();
         assert!(serving.readable(&sealed, None).unwrap());
         assert_eq!(serving.open(&sealed).unwrap().unwrap().expose(), "pw");
-        assert_eq!(serving.current_key_id(None).unwrap(), rotated.current().id());
+        assert_eq!(
+            serving.current_key_id(None).unwrap(),
+            rotated.current().id()
+        );
     }
 
     #[test]

@@ -18,9 +18,9 @@ use crate::ports::{
     ListenerStore, PairingStore, PollLease, SealedKind, SealedSecretStore, StatusStore,
     StoreHealth, StoredSecret, TokenStore, UserStore,
 };
-use crate::secret::SealedSecret;
 use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::limit::EndpointLimit;
+use crate::secret::SealedSecret;
 use crate::status::{EndpointStatus, Failure};
 use crate::token::{AccessToken, TokenHash};
 use async_trait::async_trait;

@@ -60,10 +60,7 @@ impl ReloadableCert {
     /// Reads the files again; on failure the certificate in use stays.
     pub fn reload(&self) -> Result<(), TlsError> {
         let fresh = read(&self.files, &self.provider)?;
-        *self
-            .current
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(fresh);
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(fresh);
         Ok(())
     }
 
@@ -113,24 +110,22 @@ fn read(files: &TlsFiles, provider: &CryptoProvider) -> Result<CertifiedKey, Tls
             path: shown(&files.cert),
         });
     }
-    let key_text = zeroize::Zeroizing::new(std::fs::read(&files.key).map_err(|e| {
-        TlsError::Read {
+    let key_text =
+        zeroize::Zeroizing::new(std::fs::read(&files.key).map_err(|e| TlsError::Read {
             path: shown(&files.key),
             reason: e.to_string(),
-        }
-    })?);
+        })?);
     let bad_key = || TlsError::BadKey {
         path: shown(&files.key),
     };
     let key = PrivateKeyDer::from_pem_slice(&key_text).map_err(|_| bad_key())?;
-    let certified =
-        CertifiedKey::from_der(chain, key, provider).map_err(|e| match e {
-            rustls::Error::InconsistentKeys(_) => TlsError::Mismatch {
-                cert: shown(&files.cert),
-                key: shown(&files.key),
-            },
-            _ => bad_key(),
-        })?;
+    let certified = CertifiedKey::from_der(chain, key, provider).map_err(|e| match e {
+        rustls::Error::InconsistentKeys(_) => TlsError::Mismatch {
+            cert: shown(&files.cert),
+            key: shown(&files.key),
+        },
+        _ => bad_key(),
+    })?;
     Ok(certified)
 }
 
@@ -169,10 +164,16 @@ mod tests {
         };
         let error = ReloadableCert::load(missing).unwrap_err().to_string();
         assert!(error.contains("none.crt"), "{error}");
-        std::fs::write(&b.key, "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
-            .unwrap();
+        std::fs::write(
+            &b.key,
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+        )
+        .unwrap();
         let error = ReloadableCert::load(b).unwrap_err().to_string();
-        assert!(!error.contains("AAAA"), "the key's text never shows: {error}");
+        assert!(
+            !error.contains("AAAA"),
+            "the key's text never shows: {error}"
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The operator commands: serve, migrate, admin enterprise create, admin user create (the
 //! other admin commands: `crate::admin`).
 
-use crate::{KeySource, Wiring};
 use crate::settings::Settings;
+use crate::{KeySource, Wiring};
 use anyhow::Context;
 use roomlink_crypto::{KeyRing, Sealer};
 use roomlink_domain::access::Role;
@@ -102,7 +102,9 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         sealer,
     } = wiring;
     let tls = match settings.server.tls_files() {
-        Some(files) => Some(ReloadableCert::load(files).context("server.tls_cert / server.tls_key")?),
+        Some(files) => {
+            Some(ReloadableCert::load(files).context("server.tls_cert / server.tls_key")?)
+        }
         None => None,
     };
     let listener = TcpListener::bind(&settings.server.bind)

@@ -5,6 +5,8 @@
 //! nothing, each PUT's fields from one request, the audit trail agreeing with the data), and
 //! every pooled connection back.
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
+
 mod support;
 
 use reqwest::StatusCode;
@@ -149,15 +151,24 @@ async fn storm(service: Service) {
                 &csv_upload(round),
             ),
             1 => {
-                let body = json!({ "name": format!("v-{round}"), "location": format!("v-{round}") });
+                let body =
+                    json!({ "name": format!("v-{round}"), "location": format!("v-{round}") });
                 http_request(
                     "PUT",
                     &format!("/api/endpoints/{target}"),
-                    &[auth.clone(), ("Content-Type", "application/json".to_owned())],
+                    &[
+                        auth.clone(),
+                        ("Content-Type", "application/json".to_owned()),
+                    ],
                     body.to_string().as_bytes(),
                 )
             }
-            _ => http_request("POST", "/api/auth/accesstokens", &[basic.clone()], b""),
+            _ => http_request(
+                "POST",
+                "/api/auth/accesstokens",
+                std::slice::from_ref(&basic),
+                b"",
+            ),
         };
         cut_off(&served.address, &request, &mut dice).await;
     }
@@ -185,7 +196,10 @@ async fn storm(service: Service) {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(served.child.try_wait().unwrap().is_none(), "roomlink is running");
+    assert!(
+        served.child.try_wait().unwrap().is_none(),
+        "roomlink is running"
+    );
 
     // Each upload is whole or absent.
     let endpoints = get(&client, &served, &token, "/api/endpoints").await;
@@ -211,7 +225,13 @@ async fn storm(service: Service) {
     );
     eprintln!("{} of {uploads} cut-off uploads applied", groups.len());
     // The PUT target holds one request's fields.
-    let one = get(&client, &served, &token, &format!("/api/endpoints/{target}")).await;
+    let one = get(
+        &client,
+        &served,
+        &token,
+        &format!("/api/endpoints/{target}"),
+    )
+    .await;
     assert_eq!(one["name"], one["location"], "{one}");
 
     // The audit trail agrees with the data: one entry per applied upload and per stored token.
@@ -237,7 +257,11 @@ async fn storm(service: Service) {
             .send()
     }))
     .await;
-    assert!(answers.iter().all(|r| r.as_ref().is_ok_and(|r| r.status() == StatusCode::OK)));
+    assert!(
+        answers
+            .iter()
+            .all(|r| r.as_ref().is_ok_and(|r| r.status() == StatusCode::OK))
+    );
 
     let panics: Vec<&Value> = served
         .log_so_far()

@@ -2,6 +2,8 @@
 //! real binary: `admin rotate-key` while serving (SQLite and PostgreSQL), `admin backup` while
 //! serving and `admin restore`, and HTTPS with a certificate swapped by SIGHUP.
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
+
 mod support;
 
 use reqwest::StatusCode;
@@ -11,7 +13,7 @@ use roomlink_store::{DbConfig, DbStore};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::service::{Service, Served, run, token};
+use support::service::{Served, Service, run, token};
 
 async fn post(client: &reqwest::Client, url: String, token: &str, body: Value) -> Value {
     let response = client
@@ -90,9 +92,15 @@ async fn rotation_while_serving(service: Service) {
     assert_eq!(reloaded["fields"]["current"], new.as_str());
     let body = json!({ "name": "After", "password": "after-pw" });
     post(&client, format!("{base}/api/endpoints"), &token, body).await;
-    let (code, text) = run(&service, &["admin", "rotate-key", "--resume", "--forget-previous"]);
+    let (code, text) = run(
+        &service,
+        &["admin", "rotate-key", "--resume", "--forget-previous"],
+    );
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("re-sealed 1 value(s)"), "only the late one: {text}");
+    assert!(
+        text.contains("re-sealed 1 value(s)"),
+        "only the late one: {text}"
+    );
     assert_eq!(key_ids(&key_file), (new.clone(), Vec::new()));
     let all = opened(&service.database_url, &key_file).await;
     assert_eq!(all.len(), 6);
@@ -168,7 +176,13 @@ async fn backup_while_serving_then_restore_brings_that_moment_back() {
     let token = token(&client, &served.address, "acme").await;
     let base = format!("http://{}", served.address);
     for name in ["Alpha", "Beta"] {
-        post(&client, format!("{base}/api/endpoints"), &token, json!({ "name": name })).await;
+        post(
+            &client,
+            format!("{base}/api/endpoints"),
+            &token,
+            json!({ "name": name }),
+        )
+        .await;
     }
     let backup = service.dir.path().join("backups/monday.db");
     std::fs::create_dir_all(backup.parent().unwrap()).unwrap();
@@ -178,7 +192,13 @@ async fn backup_while_serving_then_restore_brings_that_moment_back() {
     assert!(text.contains("service.key"), "says to keep the key: {text}");
     let (code, text) = run(&service, &["admin", "backup", backup_arg]);
     assert_eq!(code, 1, "an existing file is not overwritten: {text}");
-    post(&client, format!("{base}/api/endpoints"), &token, json!({ "name": "Gamma" })).await;
+    post(
+        &client,
+        format!("{base}/api/endpoints"),
+        &token,
+        json!({ "name": "Gamma" }),
+    )
+    .await;
     served.stop();
 
     let (code, text) = run(&service, &["admin", "restore", backup_arg]);
@@ -200,10 +220,16 @@ async fn backup_while_serving_then_restore_brings_that_moment_back() {
     assert_eq!(endpoint_names(&client, &served).await, ["Alpha", "Beta"]);
     served.stop();
     // The kept copy holds what the restore replaced, Gamma included.
-    let (code, text) = run(&service, &["admin", "restore", kept.to_str().unwrap(), "--yes"]);
+    let (code, text) = run(
+        &service,
+        &["admin", "restore", kept.to_str().unwrap(), "--yes"],
+    );
     assert_eq!(code, 0, "{text}");
     let served = service.serve_watched(&[]);
-    assert_eq!(endpoint_names(&client, &served).await, ["Alpha", "Beta", "Gamma"]);
+    assert_eq!(
+        endpoint_names(&client, &served).await,
+        ["Alpha", "Beta", "Gamma"]
+    );
     served.stop();
 }
 
@@ -260,7 +286,11 @@ async fn https_with_a_certificate_swapped_by_sighup() {
     let https = format!("https://{}/healthz", served.address);
     assert!(answers(&trusting(first.clone()), &https).await);
     assert!(
-        !answers(&reqwest::Client::new(), &format!("http://{}/healthz", served.address)).await,
+        !answers(
+            &reqwest::Client::new(),
+            &format!("http://{}/healthz", served.address)
+        )
+        .await,
         "plain HTTP is not served on the HTTPS port"
     );
 
@@ -268,7 +298,12 @@ async fn https_with_a_certificate_swapped_by_sighup() {
     std::fs::write(&key, "not a key").unwrap();
     served.signal("HUP");
     let failed = served.wait_for_log("SIGHUP: reload incomplete");
-    assert!(failed["fields"]["error"].as_str().unwrap().contains("first.key"));
+    assert!(
+        failed["fields"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("first.key")
+    );
     assert!(answers(&trusting(first.clone()), &https).await);
 
     let (new_cert, new_key, second) = certificate(files, "second");
@@ -281,7 +316,10 @@ async fn https_with_a_certificate_swapped_by_sighup() {
         assert!(Instant::now() < deadline, "the new certificate is served");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(!answers(&trusting(first), &https).await, "the old one is not");
+    assert!(
+        !answers(&trusting(first), &https).await,
+        "the old one is not"
+    );
     served.stop();
 }
 
@@ -295,5 +333,8 @@ fn half_a_tls_setting_is_refused_at_start() {
         .push(("ROOMLINK__SERVER__TLS_CERT".into(), "cert.pem".into()));
     let (code, text) = run(&service, &["serve"]);
     assert_ne!(code, 0);
-    assert!(text.contains("server.tls_cert and server.tls_key"), "{text}");
+    assert!(
+        text.contains("server.tls_cert and server.tls_key"),
+        "{text}"
+    );
 }

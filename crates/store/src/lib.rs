@@ -122,7 +122,9 @@ mod tokens;
 
 pub use config::{Backend, DbConfig};
 pub use error::StoreError;
-pub use sqlite_file::{BackupInfo, RestoreInfo, backup as backup_sqlite, restore as restore_sqlite};
+pub use sqlite_file::{
+    BackupInfo, RestoreInfo, backup as backup_sqlite, restore as restore_sqlite,
+};
 
 use config::Target;
 use diesel_async::RunQueryDsl;

@@ -76,7 +76,8 @@ struct Count {
 
 /// Refuses a file that is not an intact roomlink database.
 fn check_roomlink(conn: &mut SqliteConnection, path: &Path) -> Result<(), StoreError> {
-    let not_ours = |why: String| refused(format!("{} is not a roomlink database: {why}", shown(path)));
+    let not_ours =
+        |why: String| refused(format!("{} is not a roomlink database: {why}", shown(path)));
     let checks: Vec<Check> = diesel::sql_query("PRAGMA integrity_check")
         .load(conn)
         .map_err(|e| not_ours(e.to_string()))?;

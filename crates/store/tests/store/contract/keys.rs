@@ -17,8 +17,18 @@ pub async fn sealed_values_are_paged_by_key_and_replaced_only_if_unchanged(h: &H
     let current = h.sealer.current_key_id(None).unwrap();
     let kind = SealedKind::EndpointPassword;
 
-    assert!(h.store.sealed_not_under(kind, &current, None, 10).await.unwrap().is_empty());
-    let first = h.store.sealed_not_under(kind, "svc-other", None, 2).await.unwrap();
+    assert!(
+        h.store
+            .sealed_not_under(kind, &current, None, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let first = h
+        .store
+        .sealed_not_under(kind, "svc-other", None, 2)
+        .await
+        .unwrap();
     let rest = h
         .store
         .sealed_not_under(kind, "svc-other", Some(&first[1].id), 2)
@@ -30,14 +40,27 @@ pub async fn sealed_values_are_paged_by_key_and_replaced_only_if_unchanged(h: &H
     let fresh = h.sealer.seal(&Secret::new("pw-a2"), None).unwrap();
     let stale = h.sealer.seal(&Secret::new("pw-a"), None).unwrap();
     assert!(
-        !h.store.replace_sealed(kind, &first[0].id, &stale, &fresh).await.unwrap(),
+        !h.store
+            .replace_sealed(kind, &first[0].id, &stale, &fresh)
+            .await
+            .unwrap(),
         "a value that is not the one read is left alone"
     );
-    assert!(h.store.replace_sealed(kind, &first[0].id, &first[0].sealed, &fresh).await.unwrap());
+    assert!(
+        h.store
+            .replace_sealed(kind, &first[0].id, &first[0].sealed, &fresh)
+            .await
+            .unwrap()
+    );
     let id = EndpointId::from_trusted(first[0].id.clone());
     let stored = h.store.endpoint(&e.id, &id).await.unwrap().unwrap();
     assert_eq!(stored.password(), Some(&fresh));
-    assert!(!h.store.replace_sealed(kind, "no-such-id", &fresh, &stale).await.unwrap());
+    assert!(
+        !h.store
+            .replace_sealed(kind, "no-such-id", &fresh, &stale)
+            .await
+            .unwrap()
+    );
 
     let one = listener(h, &e, "one").await;
     let secrets = h
@@ -80,7 +103,11 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
     let listener_after = h.store.listener(&e.id, &one.id).await.unwrap().unwrap();
     assert_eq!(listener_after.secret.key_id, report.key_id);
     assert_eq!(
-        rotated.open(&listener_after.secret).unwrap().unwrap().expose(),
+        rotated
+            .open(&listener_after.secret)
+            .unwrap()
+            .unwrap()
+            .expose(),
         h.sealer.open(&one.secret).unwrap().unwrap().expose()
     );
     // Resumable: a second run finds nothing left.
