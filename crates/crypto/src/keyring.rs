@@ -6,11 +6,77 @@
 //! with `#` are skipped. A file of one line (every file written before rotation existed) is a
 //! ring without previous keys.
 
-use crate::sealing::{KeyError, ServiceKey};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 use zeroize::Zeroizing;
+
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("the service key must be 32 bytes encoded as base64")]
+    Malformed,
+    #[error("cannot read or create the service key file {path}: {source}")]
+    File {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// A key's id: the prefix and the first 8 hex digits of SHA-256 of the key.
+pub(crate) fn key_digest(prefix: &str, key: &[u8]) -> String {
+    let digest = Sha256::digest(key);
+    let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{prefix}-{hex}")
+}
+
+/// The service's own 256-bit sealing key.
+pub struct ServiceKey {
+    key: Zeroizing<[u8; 32]>,
+    id: String,
+}
+
+impl ServiceKey {
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        let id = key_digest("svc", &bytes);
+        ServiceKey {
+            key: Zeroizing::new(bytes),
+            id,
+        }
+    }
+
+    pub fn from_base64(text: &str) -> std::result::Result<Self, KeyError> {
+        let bytes = Zeroizing::new(
+            BASE64
+                .decode(text.trim())
+                .map_err(|_| KeyError::Malformed)?,
+        );
+        let key = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| KeyError::Malformed)?;
+        Ok(Self::from_bytes(key))
+    }
+
+    pub fn generate() -> Self {
+        let mut bytes = [0u8; 32];
+        #[allow(clippy::expect_used)] // no safe key can be made without the OS random source
+        getrandom::fill(&mut bytes).expect("the operating system's random source failed");
+        Self::from_bytes(bytes)
+    }
+
+    /// The key as a key file line holds it.
+    pub fn to_base64(&self) -> Zeroizing<String> {
+        Zeroizing::new(BASE64.encode(*self.key))
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8; 32] {
+        &self.key
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
 
 /// The current key and the previous ones, each at most once.
 pub struct KeyRing {

@@ -8,6 +8,6 @@ mod keyring;
 mod passwords;
 mod sealing;
 
-pub use keyring::KeyRing;
+pub use keyring::{KeyError, KeyRing, ServiceKey};
 pub use passwords::{DEFAULT_BCRYPT_COST, Passwords};
-pub use sealing::{KeyError, Sealer, ServiceKey, public_key_id};
+pub use sealing::{Sealer, public_key_id};

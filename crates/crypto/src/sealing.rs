@@ -10,7 +10,7 @@
 //! A key id is the first 8 hex digits of SHA-256 of the key, so a changed key is detected
 //! (`EncryptionUpdated`) without storing the key itself.
 
-use crate::keyring::KeyRing;
+use crate::keyring::{KeyRing, ServiceKey, key_digest};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
@@ -18,30 +18,12 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ports::SecretSealer;
 use roomlink_domain::secret::{SealedSecret, Secret};
-use sha2::{Digest, Sha256};
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
-use zeroize::Zeroizing;
 
 const NONCE_LEN: usize = 24;
-
-#[derive(Debug, thiserror::Error)]
-pub enum KeyError {
-    #[error("the service key must be 32 bytes encoded as base64")]
-    Malformed,
-    #[error("cannot read or create the service key file {path}: {source}")]
-    File {
-        path: String,
-        source: std::io::Error,
-    },
-}
-
-fn key_digest(prefix: &str, key: &[u8]) -> String {
-    let digest = Sha256::digest(key);
-    let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{prefix}-{hex}")
-}
 
 /// The key id of an enterprise public key (base64 of 32 bytes); `Invalid` if malformed.
 pub fn public_key_id(public_key: &str) -> Result<String> {
@@ -56,48 +38,6 @@ fn parse_public_key(public_key: &str) -> Result<[u8; 32]> {
         .ok_or_else(|| {
             Error::invalid("publicKey: must be an X25519 public key, 32 bytes in base64")
         })
-}
-
-/// The service's own 256-bit sealing key.
-pub struct ServiceKey {
-    key: Zeroizing<[u8; 32]>,
-    id: String,
-}
-
-impl ServiceKey {
-    pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        let id = key_digest("svc", &bytes);
-        ServiceKey {
-            key: Zeroizing::new(bytes),
-            id,
-        }
-    }
-
-    pub fn from_base64(text: &str) -> std::result::Result<Self, KeyError> {
-        let bytes = Zeroizing::new(
-            BASE64
-                .decode(text.trim())
-                .map_err(|_| KeyError::Malformed)?,
-        );
-        let key = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| KeyError::Malformed)?;
-        Ok(Self::from_bytes(key))
-    }
-
-    pub fn generate() -> Self {
-        let mut bytes = [0u8; 32];
-        #[allow(clippy::expect_used)] // no safe key can be made without the OS random source
-        getrandom::fill(&mut bytes).expect("the operating system's random source failed");
-        Self::from_bytes(bytes)
-    }
-
-    /// The key as a key file line holds it.
-    pub fn to_base64(&self) -> Zeroizing<String> {
-        Zeroizing::new(BASE64.encode(*self.key))
-    }
-
-    pub fn id(&self) -> &str {
-        &self.id
-    }
 }
 
 /// The `SecretSealer` adapter: seals with the ring's current key, opens with any key of it.
@@ -184,7 +124,7 @@ impl Sealer {
 }
 
 fn cipher(key: &ServiceKey) -> XChaCha20Poly1305 {
-    XChaCha20Poly1305::new((&*key.key).into())
+    XChaCha20Poly1305::new(key.bytes().into())
 }
 
 impl SecretSealer for Sealer {
@@ -212,14 +152,14 @@ impl SecretSealer for Sealer {
                 XNonce::from_slice(&nonce),
                 Payload {
                     msg: plaintext.expose().as_bytes(),
-                    aad: key.id.as_bytes(),
+                    aad: key.id().as_bytes(),
                 },
             )
             .map_err(|_| Error::internal("encryption failed"))?;
         let mut ciphertext = nonce.to_vec();
         ciphertext.extend_from_slice(&sealed);
         Ok(SealedSecret {
-            key_id: key.id.clone(),
+            key_id: key.id().to_owned(),
             ciphertext,
         })
     }
@@ -253,7 +193,7 @@ impl SecretSealer for Sealer {
     fn current_key_id(&self, enterprise_public_key: Option<&str>) -> Result<String> {
         match enterprise_public_key {
             Some(pk) => public_key_id(pk),
-            None => Ok(self.ring().current().id.clone()),
+            None => Ok(self.ring().current().id().to_owned()),
         }
     }
 
@@ -271,6 +211,7 @@ impl SecretSealer for Sealer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keyring::KeyError;
     use roomlink_domain::error::ErrorKind;
 
     fn sealer(byte: u8) -> Sealer {

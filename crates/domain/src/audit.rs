@@ -9,14 +9,14 @@
 //! refused request and a control command (which writes nothing of its own) are recorded
 //! after the fact with [`crate::ports::AuditStore::record_audit`].
 
-use crate::access::{Operation, RoleSet};
+use crate::access::RoleSet;
 use crate::endpoint::page::ListPosition;
 use crate::error::{Error, Result};
 use crate::ids::EnterpriseId;
-use crate::service::auth::{Principal, Subject};
 use serde::Serialize;
 
-/// Token creation is authentication, not an [`Operation`] a caller is authorized for.
+/// Token creation is authentication, not an [`Operation`](crate::access::Operation) a caller
+/// is authorized for.
 pub const CREATE_ACCESS_TOKEN: &str = "auth.createAccessToken";
 
 /// The longest `targetId` or `actor` filter accepted (ids are 24 characters; usernames and
@@ -68,26 +68,6 @@ pub struct Actor {
     pub roles: RoleSet,
 }
 
-impl Actor {
-    pub fn of(principal: &Principal) -> Actor {
-        let (kind, id) = match &principal.subject {
-            Subject::ServiceUser { username } => (ActorKind::ServiceUser, username.clone()),
-            Subject::PlatformUser(user) => (ActorKind::PlatformUser, user.username.clone()),
-            Subject::Token(token) => (ActorKind::Token, token.id().as_str().to_owned()),
-        };
-        let username = match &principal.subject {
-            Subject::Token(_) => principal.username().map(str::to_owned),
-            _ => None,
-        };
-        Actor {
-            kind,
-            id,
-            username,
-            roles: principal.roles,
-        }
-    }
-}
-
 /// One audited action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -97,7 +77,7 @@ pub struct AuditEntry {
     /// Milliseconds since the epoch.
     pub at: i64,
     pub actor: Actor,
-    /// An [`Operation`] name, or [`CREATE_ACCESS_TOKEN`].
+    /// An [`Operation`](crate::access::Operation) name, or [`CREATE_ACCESS_TOKEN`].
     pub operation: String,
     /// The endpoint, listener or token acted on; `None` for the enterprise or a CSV upload.
     pub target_id: Option<String>,
@@ -111,28 +91,6 @@ pub struct AuditEntry {
 pub const OK: &str = "ok";
 
 impl AuditEntry {
-    /// A successful `operation` by `principal` at `now` (see [`AuditEntry::failed`]).
-    pub fn new(principal: &Principal, operation: &str, target_id: Option<&str>, now: i64) -> Self {
-        AuditEntry {
-            enterprise_id: principal.enterprise_id.clone(),
-            at: now,
-            actor: Actor::of(principal),
-            operation: operation.to_owned(),
-            target_id: target_id.map(str::to_owned),
-            outcome: OK.to_owned(),
-            detail: None,
-        }
-    }
-
-    pub fn of(
-        principal: &Principal,
-        operation: Operation,
-        target_id: Option<&str>,
-        now: i64,
-    ) -> Self {
-        AuditEntry::new(principal, operation.name(), target_id, now)
-    }
-
     pub fn target(mut self, target_id: &str) -> Self {
         self.target_id = Some(target_id.to_owned());
         self
@@ -302,27 +260,29 @@ pub const DEFAULT_RETENTION_DAYS: u32 = 400;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::Operation;
     use crate::error::ErrorKind;
 
-    fn principal(subject: Subject) -> Principal {
-        Principal {
+    fn entry(operation: Operation, target: &str, at: i64) -> AuditEntry {
+        AuditEntry {
             enterprise_id: EnterpriseId::from_trusted("e".repeat(24)),
-            enterprise_name: "acme".into(),
-            roles: RoleSet::read_write(),
-            subject,
+            at,
+            actor: Actor {
+                kind: ActorKind::ServiceUser,
+                id: "ops".into(),
+                username: None,
+                roles: RoleSet::read_write(),
+            },
+            operation: operation.name().to_owned(),
+            target_id: Some(target.to_owned()),
+            outcome: OK.to_owned(),
+            detail: None,
         }
     }
 
     #[test]
-    fn a_service_user_is_named_by_username() {
-        let p = principal(Subject::ServiceUser {
-            username: "ops".into(),
-        });
-        let entry = AuditEntry::of(&p, Operation::DeleteEndpoint, Some("abc"), 7);
-        assert_eq!(entry.actor.kind, ActorKind::ServiceUser);
-        assert_eq!(entry.actor.id, "ops");
-        assert_eq!(entry.actor.username, None);
-        assert_eq!(entry.operation, "endpoints.delete");
+    fn a_failure_is_named_by_its_catalog_error() {
+        let entry = entry(Operation::DeleteEndpoint, "abc", 7);
         assert!(entry.succeeded());
         let failed = entry.failed(&Error::new(ErrorKind::Forbidden, "no"));
         assert_eq!(failed.outcome, "Forbidden");
@@ -331,10 +291,7 @@ mod tests {
 
     #[test]
     fn filters_match_actor_by_id_or_username_and_time_inclusively() {
-        let p = principal(Subject::ServiceUser {
-            username: "ops".into(),
-        });
-        let entry = AuditEntry::of(&p, Operation::Join, Some("room"), 100);
+        let entry = entry(Operation::Join, "room", 100);
         let filter = |f: AuditFilter| f.matches(&entry);
         assert!(filter(AuditFilter::default()));
         assert!(filter(AuditFilter {

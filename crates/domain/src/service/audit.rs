@@ -1,12 +1,50 @@
 //! Recording the audit trail from the use cases, and reading it back.
 
-use super::auth::Principal;
+use super::auth::{Principal, Subject};
 use crate::access::{Operation, Target};
-use crate::audit::{AuditEntry, AuditFilter, AuditPage, MAX_AUDIT_PAGE};
+use crate::audit::{Actor, ActorKind, AuditEntry, AuditFilter, AuditPage, MAX_AUDIT_PAGE, OK};
 use crate::endpoint::page::ListPosition;
 use crate::error::Result;
 use crate::ports::{AuditStore, Clock};
 use std::sync::Arc;
+
+/// Who acted: a user by username, a token by its id (with its creator's username), and the
+/// roles they acted with.
+pub fn actor_of(principal: &Principal) -> Actor {
+    let (kind, id) = match &principal.subject {
+        Subject::ServiceUser { username } => (ActorKind::ServiceUser, username.clone()),
+        Subject::PlatformUser(user) => (ActorKind::PlatformUser, user.username.clone()),
+        Subject::Token(token) => (ActorKind::Token, token.id().as_str().to_owned()),
+    };
+    let username = match &principal.subject {
+        Subject::Token(_) => principal.username().map(str::to_owned),
+        _ => None,
+    };
+    Actor {
+        kind,
+        id,
+        username,
+        roles: principal.roles,
+    }
+}
+
+/// A successful `operation` by `principal` at `now` (see [`AuditEntry::failed`]).
+pub fn entry_of(
+    principal: &Principal,
+    operation: &str,
+    target_id: Option<&str>,
+    now: i64,
+) -> AuditEntry {
+    AuditEntry {
+        enterprise_id: principal.enterprise_id.clone(),
+        at: now,
+        actor: actor_of(principal),
+        operation: operation.to_owned(),
+        target_id: target_id.map(str::to_owned),
+        outcome: OK.to_owned(),
+        detail: None,
+    }
+}
 
 /// What every audited use case shares: the trail and the time.
 pub struct Auditor {
@@ -22,7 +60,7 @@ impl Auditor {
         operation: &str,
         target: Option<&str>,
     ) -> AuditEntry {
-        AuditEntry::new(principal, operation, target, self.clock.now_ms())
+        entry_of(principal, operation, target, self.clock.now_ms())
     }
 
     pub fn op(
@@ -85,5 +123,31 @@ impl AuditLog {
                 limit.clamp(1, MAX_AUDIT_PAGE),
             )
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::RoleSet;
+    use crate::ids::EnterpriseId;
+
+    #[test]
+    fn a_service_user_is_named_by_username() {
+        let p = Principal {
+            enterprise_id: EnterpriseId::from_trusted("e".repeat(24)),
+            enterprise_name: "acme".into(),
+            roles: RoleSet::read_write(),
+            subject: Subject::ServiceUser {
+                username: "ops".into(),
+            },
+        };
+        let entry = entry_of(&p, Operation::DeleteEndpoint.name(), Some("abc"), 7);
+        assert_eq!(entry.actor.kind, ActorKind::ServiceUser);
+        assert_eq!(entry.actor.id, "ops");
+        assert_eq!(entry.actor.username, None);
+        assert_eq!(entry.operation, "endpoints.delete");
+        assert_eq!(entry.enterprise_id, p.enterprise_id);
+        assert!(entry.succeeded());
     }
 }

@@ -9,7 +9,6 @@
 
 use super::auth::Principal;
 use crate::access::{Operation, Target};
-use crate::audit::AuditEntry;
 use crate::endpoint::Endpoint;
 use crate::enums::{EndpointCapability, ZeroTouchType};
 use crate::error::{Error, Result};
@@ -103,9 +102,9 @@ impl PairingService {
             created_at: now,
         };
         // Reading the code is not audited; making a new one is (it ends the old one's use).
-        let audit = AuditEntry::of(
+        let audit = super::audit::entry_of(
             principal,
-            Operation::CurrentPairingCode,
+            Operation::CurrentPairingCode.name(),
             Some(id.as_str()),
             now,
         )
