@@ -141,6 +141,8 @@ fn every_known_key_is_accepted() {
 bind = "[::1]:0"
 workers = 2
 shutdown_timeout_secs = 5
+tls_cert = "cert.pem"
+tls_key = "key.pem"
 [database]
 url = "postgresql://u@h/db"
 max_connections = 4
@@ -171,6 +173,7 @@ rotation_interval_secs = 60
 retention_days = 30
 [security]
 service_key = "k"
+previous_service_keys = "p1,p2"
 service_key_file = "k.key"
 bcrypt_cost = 31
 [log]
