@@ -190,6 +190,12 @@ async fn backup_while_serving_then_restore_brings_that_moment_back() {
     let (code, text) = run(&service, &["admin", "backup", backup_arg]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("service.key"), "says to keep the key: {text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&backup).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the copy is its owner's only");
+    }
     let (code, text) = run(&service, &["admin", "backup", backup_arg]);
     assert_eq!(code, 1, "an existing file is not overwritten: {text}");
     post(

@@ -111,6 +111,7 @@ pub async fn backup(db: PathBuf, into: PathBuf) -> Result<BackupInfo, StoreError
         let mut conn = open(&db)?;
         vacuum_into(&mut conn, &db, &into)?;
         drop(conn);
+        owner_only(&into)?;
         let mut copy = open(&into)?;
         check_roomlink(&mut copy, &into)?;
         let bytes = std::fs::metadata(&into).map(|m| m.len()).unwrap_or(0);
@@ -142,6 +143,7 @@ pub async fn restore(from: PathBuf, db: PathBuf) -> Result<RestoreInfo, StoreErr
                 .map_err(|e| refused(format!("cannot checkpoint {}: {e}", shown(&db))))?;
             vacuum_into(&mut current, &db, &kept)?;
             drop(current);
+            owner_only(&kept)?;
             Some(kept)
         } else {
             None
@@ -164,6 +166,17 @@ pub async fn restore(from: PathBuf, db: PathBuf) -> Result<RestoreInfo, StoreErr
     })
     .await
     .map_err(|e| refused(format!("the restore did not finish: {e}")))?
+}
+
+/// A copy holds password hashes and sealed secrets: readable by its owner only, as the key.
+fn owner_only(path: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| refused(format!("cannot restrict {} to its owner: {e}", shown(path))))?;
+    }
+    Ok(())
 }
 
 /// `<db>-<suffix>` (SQLite's own naming of the WAL and shared-memory files).
