@@ -192,7 +192,14 @@ fn chosen(u: &mut Unstructured<'_>) -> ArbitraryResult<Vec<Endpoint>> {
         let id = EndpointId::parse(&wanted)
             .ok()
             .filter(|id| !ids.contains(id))
-            .unwrap_or_else(|| EndpointId::from_trusted(format!("e{i}")));
+            .unwrap_or_else(|| {
+                // A chosen id may already be `e{i}`: the first of e{i}, e{i}_, ... still free.
+                let mut fallback = format!("e{i}");
+                while ids.contains(&EndpointId::from_trusted(fallback.clone())) {
+                    fallback.push('_');
+                }
+                EndpointId::from_trusted(fallback)
+            });
         ids.insert(id.clone());
 
         let mut body = Map::new();
