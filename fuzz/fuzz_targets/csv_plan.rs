@@ -15,8 +15,8 @@ use roomlink_domain::endpoint::{Endpoint, EndpointProfile};
 use roomlink_domain::enums::DialStyle;
 use roomlink_domain::error::ErrorKind;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
-use roomlink_domain::rules::csv::{CsvContext, CsvPlan, CsvUpload, MAX_BYTES};
-use roomlink_domain::rules::{csv_export, put};
+use roomlink_domain::rules::csv::{CsvContext, CsvPlan, CsvUpload, MAX_BYTES, export};
+use roomlink_domain::rules::put;
 use roomlink_domain::secret::SecretChange;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -117,7 +117,11 @@ fn check_plan(upload: &CsvUpload, ctx: &CsvContext, plan: &CsvPlan) {
     // Rows are decided in file order.
     assert!(plan.creates.windows(2).all(|w| w[0].line <= w[1].line));
     assert!(plan.skipped.windows(2).all(|w| w[0].line <= w[1].line));
-    assert!(plan.skipped.iter().all(|s| !s.reason.is_empty()));
+    assert!(
+        plan.skipped
+            .iter()
+            .all(|s| !s.reason.to_string().is_empty())
+    );
 
     let mut updated = HashSet::new();
     for update in &plan.updates {
@@ -208,7 +212,7 @@ fn check_export_round_trip(ctx: &CsvContext, plan: &CsvPlan) {
             .expect("a created endpoint is valid"),
         );
     }
-    let file = csv_export::export(&after).expect("the export writes");
+    let file = export::export(&after).expect("the export writes");
     if file.len() > MAX_BYTES {
         return;
     }

@@ -12,7 +12,13 @@ use std::path::Path;
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 2] = ["csv_plan", "patch_merge"];
+const TARGETS: [&str; 5] = [
+    "csv_plan",
+    "csv_export",
+    "patch_merge",
+    "listener_protocol",
+    "platform_file",
+];
 
 const DEFAULT_SECONDS: u64 = 30;
 
