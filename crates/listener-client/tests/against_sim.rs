@@ -31,9 +31,11 @@ struct Sim {
 
 impl Sim {
     async fn start(config: SimConfig) -> Sim {
-        let (addr, handle) = start("127.0.0.1:0", config)
-            .await
-            .expect("simulator starts");
+        Sim::start_at("127.0.0.1:0", config).await
+    }
+
+    async fn start_at(bind: &str, config: SimConfig) -> Sim {
+        let (addr, handle) = start(bind, config).await.expect("simulator starts");
         Sim {
             base: format!("http://{addr}"),
             handle,
@@ -298,8 +300,9 @@ async fn a_listener_that_is_down_is_offline_at_once() {
     assert_eq!(keys(&e), BTreeSet::from(["listenerServiceId".to_owned()]));
     assert_eq!(e.details()["listenerServiceId"], LISTENER);
 
-    // A simulator that was running and stopped.
-    let sim = Sim::default().await;
+    // A simulator that was running and stopped, on an address of its own: once stopped, its
+    // port may be given to another test's simulator, which must not answer in its place.
+    let sim = Sim::start_at("127.77.99.1:0", SimConfig::default()).await;
     let t = sim.target(endpoint("e1", "127.77.0.1"), plain());
     client.send(&t, &Command::HangUp).await.unwrap();
     // https:// to a listener that speaks plain HTTP: the TLS handshake fails, no answer.

@@ -274,17 +274,14 @@ async fn storm(service: Service) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_cut_off_mid_request_leave_nothing_half_done_on_sqlite() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roomlink.db").display());
-    storm(Service::new(dir, url)).await;
+    storm(Service::on_sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_cut_off_mid_request_leave_nothing_half_done_on_postgres() {
-    let Some(database) = roomlink_store::testing::TestDatabase::create().await else {
-        return; // TestDatabase said why
+    let Some((service, database)) = Service::on_postgres().await else {
+        return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    storm(Service::new(dir, database.url().to_owned())).await;
+    storm(service).await;
     database.drop_now().await;
 }

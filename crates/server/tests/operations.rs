@@ -114,26 +114,21 @@ async fn rotation_while_serving(service: Service) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rotate_key_reseals_everything_online_on_sqlite() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roomlink.db").display());
-    rotation_while_serving(Service::new(dir, url)).await;
+    rotation_while_serving(Service::on_sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rotate_key_reseals_everything_online_on_postgres() {
-    let Some(database) = roomlink_store::testing::TestDatabase::create().await else {
-        return; // TestDatabase said why
+    let Some((service, database)) = Service::on_postgres().await else {
+        return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    rotation_while_serving(Service::new(dir, database.url().to_owned())).await;
+    rotation_while_serving(service).await;
     database.drop_now().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rotate_key_refuses_what_it_cannot_do() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roomlink.db").display());
-    let mut service = Service::new(dir, url);
+    let mut service = Service::on_sqlite();
     service.tenant("acme");
     service.env.push((
         "ROOMLINK__SECURITY__SERVICE_KEY".into(),
@@ -167,9 +162,7 @@ async fn endpoint_names(client: &reqwest::Client, served: &Served) -> Vec<String
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backup_while_serving_then_restore_brings_that_moment_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("roomlink.db");
-    let service = Service::new(dir, format!("sqlite://{}", db.display()));
+    let service = Service::on_sqlite();
     service.tenant("acme");
     let served = service.serve_watched(&[]);
     let client = reqwest::Client::new();
@@ -280,9 +273,7 @@ async fn answers(client: &reqwest::Client, url: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_with_a_certificate_swapped_by_sighup() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roomlink.db").display());
-    let service = Service::new(dir, url);
+    let service = Service::on_sqlite();
     let files = service.dir.path();
     let (cert, key, first) = certificate(files, "first");
     let mut served = service.serve_watched(&[
@@ -331,9 +322,7 @@ async fn https_with_a_certificate_swapped_by_sighup() {
 
 #[test]
 fn half_a_tls_setting_is_refused_at_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roomlink.db").display());
-    let mut service = Service::new(dir, url);
+    let mut service = Service::on_sqlite();
     service
         .env
         .push(("ROOMLINK__SERVER__TLS_CERT".into(), "cert.pem".into()));

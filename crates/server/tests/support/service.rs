@@ -25,6 +25,21 @@ impl Service {
         }
     }
 
+    /// On a new SQLite database, `roomlink.db` in a temporary directory.
+    pub fn on_sqlite() -> Service {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("roomlink.db").display());
+        Service::new(dir, url)
+    }
+
+    /// On a fresh PostgreSQL database (dropped with `drop_now` at the end), or `None` when no
+    /// server is configured (the database helper says so).
+    pub async fn on_postgres() -> Option<(Service, roomlink_store::testing::TestDatabase)> {
+        let database = roomlink_store::testing::TestDatabase::create().await?;
+        let url = database.url().to_owned();
+        Some((Service::new(tempfile::tempdir().unwrap(), url), database))
+    }
+
     pub fn command(&self) -> Command {
         let mut command = Command::new(BIN);
         command
