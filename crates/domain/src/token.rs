@@ -36,7 +36,8 @@ pub fn lifetime_ms(duration: Option<&str>, zero_touch: bool) -> Result<i64, Erro
     } else {
         MAX_LIFETIME_MS
     };
-    let Some(text) = duration.map(str::trim).filter(|d| !d.is_empty()) else {
+    // Taken as written ("" is the default): the API document describes it with a pattern.
+    let Some(text) = duration.filter(|d| !d.is_empty()) else {
         return Ok(if zero_touch {
             ZERO_TOUCH_LIFETIME_MS
         } else {
@@ -225,6 +226,7 @@ mod tests {
         assert_eq!(lifetime_ms(Some("60"), false).unwrap(), MIN_LIFETIME_MS);
         assert_eq!(lifetime_ms(Some("365d"), false).unwrap(), MAX_LIFETIME_MS);
         assert_eq!(lifetime_ms(Some("2h"), true).unwrap(), 2 * HOUR_MS);
+        assert_eq!(lifetime_ms(Some(""), false).unwrap(), DEFAULT_LIFETIME_MS);
     }
 
     #[test]
@@ -240,6 +242,8 @@ mod tests {
             ("99999999999999999999", false),
             ("2d", true),
             ("9223372036854775807w", false),
+            (" 5m", false),
+            ("5m ", false),
         ] {
             let e = lifetime_ms(Some(d), zt).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Invalid, "{d}");

@@ -37,9 +37,9 @@ pub enum Shape {
     Reference { max_chars: usize },
     /// One of these values (matched case-insensitively on input).
     Enum(&'static [&'static str]),
-    /// A whole number (a numeric string is accepted on input).
+    /// A whole number (in JSON also a string of decimal digits).
     Integer { min: i64, max: i64 },
-    /// A finite number (a numeric string is accepted on input).
+    /// A finite number (numeric text in CSV only).
     Number { min: f64, max: f64 },
     /// `{"latitude": -90..90, "longitude": -180..180}`.
     Geolocation,
@@ -184,9 +184,11 @@ impl Address {
 }
 
 fn is_hostname(text: &str) -> bool {
+    // The bound counts a final dot too: it is the field's length, as the API document says.
+    let whole = text.len();
     let text = text.strip_suffix('.').unwrap_or(text);
     !text.is_empty()
-        && text.len() <= Address::MAX
+        && whole <= Address::MAX
         && text.split('.').all(|label| {
             !label.is_empty()
                 && label.len() <= 63
@@ -220,7 +222,8 @@ impl TextValue for Address {
     }
 }
 
-/// A TCP port, 1 to 65535. JSON takes a number or a numeric string.
+/// A TCP port, 1 to 65535. JSON takes a number (`22.0` is 22, as JSON Schema's `integer`
+/// has it) or a string of decimal digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Port(u16);
 
@@ -235,11 +238,22 @@ impl FieldValue for Port {
     const SHAPE: Shape = Shape::Integer { min: 1, max: 65535 };
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         match value {
-            Value::Number(n) => match n.as_i64() {
-                Some(n) => Self::from_number(field, n).map(Some),
-                None => Err(Error::invalid(format!("{field}: must be a whole number"))),
-            },
+            Value::Number(n) => {
+                let whole = n.as_i64().or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() <= i64::MAX as f64)
+                        .map(|f| f as i64)
+                });
+                match whole {
+                    Some(n) => Self::from_number(field, n).map(Some),
+                    None => Err(Error::invalid(format!("{field}: must be a whole number"))),
+                }
+            }
             Value::String(s) if s.is_empty() => Ok(None),
+            // Digits only: the API document can say exactly that, unlike "what parses".
+            Value::String(s) if !s.bytes().all(|b| b.is_ascii_digit()) => Err(Error::invalid(
+                format!("{field}: '{}' is not a string of digits", shorten(s)),
+            )),
             Value::String(s) => Self::from_text(field, s).map(Some),
             other => Err(Error::json_mapping(
                 field,
@@ -303,11 +317,12 @@ impl FieldValue for Elevation {
         min: *Elevation::RANGE.start(),
         max: *Elevation::RANGE.end(),
     };
+    /// A JSON number ("" like null). Numeric strings are CSV's: in JSON the range of a
+    /// decimal text could not be described, so a string is the wrong JSON type.
     fn from_json(field: &str, value: &Value) -> Result<Option<Self>, Error> {
         match value {
             Value::Number(n) => Self::check(field, n.as_f64().unwrap_or(f64::NAN)).map(Some),
             Value::String(s) if s.is_empty() => Ok(None),
-            Value::String(s) => Self::from_text(field, s).map(Some),
             other => Err(Error::json_mapping(
                 field,
                 format!("expected a number, got {}", kind_of(other)),
@@ -488,7 +503,7 @@ impl TextValue for HttpUrl {
         match rest {
             Some(rest)
                 if !rest.is_empty()
-                    && text.len() <= Self::MAX
+                    && text.chars().count() <= Self::MAX
                     && !text.chars().any(|c| c.is_control() || c.is_whitespace()) =>
             {
                 Ok(HttpUrl(text.to_owned()))
@@ -595,12 +610,33 @@ mod tests {
             Port::from_json("port", &json!(65535)).unwrap(),
             Some(Port(65535))
         );
-        for bad in [json!(0), json!(65536), json!(-1), json!(1.5)] {
+        // JSON Schema's `integer` includes 22.0; so does the port.
+        assert_eq!(
+            Port::from_json("port", &json!(22.0)).unwrap(),
+            Some(Port(22))
+        );
+        assert_eq!(
+            Port::from_json("port", &json!("0080")).unwrap(),
+            Some(Port(80))
+        );
+        for bad in [
+            json!(0),
+            json!(65536),
+            json!(-1),
+            json!(1.5),
+            json!(1e300),
+            json!(" 80"),
+            json!("+80"),
+            json!("80.0"),
+        ] {
             assert_eq!(
                 Port::from_json("port", &bad).unwrap_err().kind(),
-                ErrorKind::Invalid
+                ErrorKind::Invalid,
+                "{bad}"
             );
         }
+        // CSV cells keep their blanks around the number.
+        assert_eq!(Port::from_text("port", " 80 ").unwrap(), Port(80));
         let e = Port::from_json("port", &json!(true)).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::JsonMappingException);
         assert_eq!(e.details()["pathReference"], "port");
@@ -630,6 +666,27 @@ mod tests {
             assert!(Address::from_text("ipAddress", bad).is_err(), "{bad}");
         }
         assert!(Address::from_text("ipAddress", &"a".repeat(64)).is_err());
+        // 253 characters at most, a final dot included.
+        let name = format!("{0}.{0}.{0}.{1}", "a".repeat(63), "b".repeat(61));
+        assert_eq!(name.len(), 253);
+        assert!(Address::from_text("ipAddress", &name).is_ok());
+        assert!(Address::from_text("ipAddress", &format!("{name}.")).is_err());
+    }
+
+    #[test]
+    fn elevation_takes_json_numbers_and_csv_text() {
+        assert_eq!(
+            Elevation::from_json("elevation", &json!(102.5)).unwrap(),
+            Some(Elevation(102.5))
+        );
+        assert_eq!(Elevation::from_json("elevation", &json!("")).unwrap(), None);
+        let e = Elevation::from_json("elevation", &json!("102.5")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::JsonMappingException);
+        assert_eq!(
+            Elevation::from_text("elevation", "102.5").unwrap(),
+            Elevation(102.5)
+        );
+        assert!(Elevation::from_json("elevation", &json!(10_000.5)).is_err());
     }
 
     #[test]
@@ -706,6 +763,10 @@ mod tests {
         assert!(HttpUrl::from_text("meshBaseUri", "https://mesh.example/api").is_ok());
         assert!(HttpUrl::from_text("meshBaseUri", "ftp://x").is_err());
         assert!(HttpUrl::from_text("meshBaseUri", "http://").is_err());
+        // The bound counts characters, as every text bound does.
+        let wide = format!("http://{}", "é".repeat(HttpUrl::MAX - 7));
+        assert!(HttpUrl::from_text("meshBaseUri", &wide).is_ok());
+        assert!(HttpUrl::from_text("meshBaseUri", &format!("{wide}é")).is_err());
         assert!(Reference::from_text("listenerServiceId", "550c9289e4b0c0c6485f4cfa").is_ok());
         assert!(Reference::from_text("listenerServiceId", "../etc").is_err());
     }

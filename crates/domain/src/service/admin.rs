@@ -352,9 +352,14 @@ impl Admin {
             crate::access::Operation::UpdateEnterprise,
             crate::access::Target::Enterprise,
         )?;
-        let public_key = public_key
-            .map(|k| k.trim().to_owned())
-            .filter(|k| !k.is_empty());
+        // Taken as written: "" removes the key like null; blanks around a key are refused
+        // (the API document's pattern has none).
+        let public_key = public_key.filter(|k| !k.is_empty());
+        if public_key.as_ref().is_some_and(|k| k.trim() != k) {
+            return Err(Error::invalid(
+                "publicKey: must be an X25519 public key, 32 bytes in base64, without blanks",
+            ));
+        }
         if let Some(key) = &public_key {
             // The sealer knows the key format; asking for its id validates it.
             self.sealer.current_key_id(Some(key))?;

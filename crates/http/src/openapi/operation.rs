@@ -4,10 +4,11 @@
 
 use super::errors::error_references;
 use super::params::parameter;
-use super::primitives::{json_content, reference, string};
+use super::primitives::{SPACE, SPACE_IN_LINE, json_content, reference, string};
 use super::roles::{roles_allowed, roles_sentence};
 use super::security::security_of;
 use crate::table::{Access, Body, Description, Method, Operation, Param, Success};
+use roomlink_domain::endpoint::Field;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use utoipa::openapi::extensions::ExtensionsBuilder;
@@ -85,8 +86,15 @@ fn request_body(body: Body) -> Option<RequestBody> {
                 .schema(Some(
                     ObjectBuilder::new()
                         .schema_type(Type::String)
-                        .description(Some("CSV text, UTF-8, at most 1 MiB."))
-                        .max_length(Some(roomlink_domain::rules::csv::MAX_BYTES)),
+                        .description(Some(
+                            "CSV text, UTF-8, at most 1 MiB. The first line is the header: \
+                             endpoint field names, `id` and `password`, each at most once, in \
+                             any case and order, optionally double-quoted. Rows follow; a row \
+                             that cannot be applied is skipped, never refused.",
+                        ))
+                        .min_length(Some(1))
+                        .max_length(Some(roomlink_domain::rules::csv::MAX_BYTES))
+                        .pattern(Some(csv_pattern())),
                 ))
                 .example(Some(Value::String(
                     "id,name,ipaddress,port,password\r\n\"\",\"Huddle room\",\"10.1.2.3\",\"22\",\"room-secret\"\r\n"
@@ -100,6 +108,32 @@ fn request_body(body: Body) -> Option<RequestBody> {
             Some(body.build())
         }
     }
+}
+
+/// What `CsvUpload::parse` takes as a whole: an optional byte-order mark, a header of known
+/// column names (each in any case, with blanks around it, or double-quoted), then anything
+/// after a line end, since rows are skipped rather than refused. A column named twice is refused too, which a
+/// pattern cannot say (the conformance hooks list it).
+fn csv_pattern() -> String {
+    let any_case = |name: &str| -> String {
+        name.chars()
+            .map(|c| format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase()))
+            .collect()
+    };
+    let names: Vec<String> = ["id", "password"]
+        .into_iter()
+        .chain(Field::ALL.iter().map(|f| f.json_name()))
+        .map(any_case)
+        .collect();
+    let name = format!("(?:{})", names.join("|"));
+    // Names are trimmed as `str::trim` does; inside quotes, line ends are blanks too, and
+    // what follows a closing quote joins the cell.
+    let quoted = format!("\"[{SPACE}]*{name}[{SPACE}]*");
+    let cell =
+        format!("(?:{quoted}\"[{SPACE_IN_LINE}]*|[{SPACE_IN_LINE}]*{name}[{SPACE_IN_LINE}]*)");
+    // The reader skips blank lines before the header, and a quote left open at the end of
+    // the text closes there.
+    format!("^\\uFEFF?[\\r\\n]*(?:{cell},)*(?:{cell}(?:[\\r\\n][\\s\\S]*)?|{quoted})$")
 }
 
 fn success_status(success: Success) -> &'static str {

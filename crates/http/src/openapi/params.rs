@@ -1,11 +1,14 @@
 //! Path, query and header parameters: what each means and the values it takes, from the
 //! domain's limits and value lists.
 
-use super::primitives::{enumeration, integer, string};
+use super::primitives::{NO_CONTROL_PATTERN, digits_in_range, enumeration, integer, string};
 use crate::table::Param;
 use roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
 use roomlink_domain::enums::{ClientDeviceType, Cluster, MeetingType};
 use roomlink_domain::rules::dtmf::MAX_TONES;
+use roomlink_domain::token::{
+    DAY_MS, HOUR_MS, MAX_LIFETIME_MS, MIN_LIFETIME_MS, MINUTE_MS, SECOND_MS,
+};
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::{RefOr, Required};
@@ -60,6 +63,42 @@ pub(super) fn parameter(param: Param) -> Parameter {
         .build()
 }
 
+/// One of `values`, or "": the handlers count an empty value as an omitted one.
+fn or_empty(values: &[&str]) -> RefOr<Schema> {
+    let mut all = values.to_vec();
+    all.push("");
+    enumeration(&all, false).into()
+}
+
+/// A time bound of the audit log: what an i64 holds, from 0.
+fn epoch_bound() -> RefOr<Schema> {
+    integer(false)
+        .minimum(Some(0))
+        .maximum(Some(i64::MAX as isize))
+        .into()
+}
+
+/// `token::lifetime_ms`: an amount in whole units, each unit with its own bounds (1 minute
+/// to 365 days), or "" for the default.
+fn duration_pattern() -> String {
+    let units = [
+        ("[sS]?", SECOND_MS),
+        ("[mM]", MINUTE_MS),
+        ("[hH]", HOUR_MS),
+        ("[dD]", DAY_MS),
+        ("[wW]", 7 * DAY_MS),
+    ];
+    let amounts: Vec<String> = units
+        .iter()
+        .filter_map(|(unit, ms)| {
+            let min = (MIN_LIFETIME_MS + ms - 1) / ms;
+            let max = MAX_LIFETIME_MS / ms;
+            (min <= max).then(|| format!("{}{unit}", digits_in_range(min as u64, max as u64)))
+        })
+        .collect();
+    format!("^(?:{})?$", amounts.join("|"))
+}
+
 /// The query parameters the handlers read; `None` for a name not described here (a test
 /// checks that the route table names none).
 pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
@@ -87,20 +126,24 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
         ),
         "duration" => (
             "The token's lifetime: a whole number with an optional unit `s` (the default), \
-             `m`, `h`, `d` or `w`; 1 minute to 365 days (Zero Touch: at most 1 day). Default: \
-             two weeks (Zero Touch: one day).",
-            pattern("^[0-9]{1,9}[smhdw]?$", 10),
+             `m`, `h`, `d` or `w` (any case); 1 minute to 365 days (Zero Touch: at most 1 day). \
+             Default (also when empty): two weeks (Zero Touch: one day).",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(duration_pattern()))
+                .into(),
         ),
         "clientName" => (
             "Recorded on the token: at most 255 printable characters.",
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .max_length(Some(255))
+                .pattern(Some(NO_CONTROL_PATTERN))
                 .into(),
         ),
         "clientDeviceType" => (
-            "Recorded on Zero Touch tokens and their PairedStatus.",
-            enumeration(ClientDeviceType::NAMES, false).into(),
+            "Recorded on Zero Touch tokens and their PairedStatus; empty counts as omitted.",
+            or_empty(ClientDeviceType::NAMES),
         ),
         "limit" => (
             "Answer one page of at most this many items (the audit log: 100 by default).",
@@ -112,7 +155,8 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
         ),
         "cursor" => (
             "Continue after the page that gave this cursor (`X-Next-Cursor`).",
-            string().into(),
+            // `ListPosition::to_cursor`: a non-negative i64 in lower-case hex.
+            pattern("^(?:[0-9a-f]{1,15}|[0-7][0-9a-f]{15})$", 16),
         ),
         "targetId" => (
             "Only entries about this endpoint, listener or token id.",
@@ -132,25 +176,25 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
         ),
         "from" => (
             "Only entries at or after this time (milliseconds since the epoch).",
-            integer(false).minimum(Some(0.0)).into(),
+            epoch_bound(),
         ),
         "to" => (
             "Only entries at or before this time (milliseconds since the epoch).",
-            integer(false).minimum(Some(0.0)).into(),
+            epoch_bound(),
         ),
         "meetingid" => (
-            "The numeric meeting id; omit it to dial the IVR.",
-            pattern("^[0-9]{1,20}$", 20),
+            "The numeric meeting id; omit it (or leave it empty) to dial the IVR.",
+            pattern("^(?:[0-9]{1,20})?$", 20),
         ),
         "passcode" => (
             "The meeting's passcode; needs `meetingid`. Omit it for a meeting without one \
              or for the IVR.",
-            pattern("^[A-Za-z0-9]{1,32}$", 32),
+            pattern("^(?:[A-Za-z0-9]{1,32})?$", 32),
         ),
-        "cluster" => ("Default PROD.", enumeration(Cluster::NAMES, false).into()),
+        "cluster" => ("Default (also when empty): PROD.", or_empty(Cluster::NAMES)),
         "meetingtype" => (
-            "Needs `meetingid`. Default: guessed from `meetingid`.",
-            enumeration(MeetingType::NAMES, false).into(),
+            "Needs `meetingid`. Default (also when empty): guessed from `meetingid`.",
+            or_empty(MeetingType::NAMES),
         ),
         "dtmfString" => (
             "The tones: digits, `#` and `*`.",

@@ -7,6 +7,7 @@ mod audit;
 mod control;
 mod csv_export;
 mod csv_upload;
+mod declared;
 mod endpoints;
 mod errors;
 mod helpers;

@@ -1,43 +1,73 @@
-//! The listener-service schemas, with the value shapes `listener::decode_listener` reads.
+//! The listener-service schemas, with the value shapes `listener::decode_listener` reads: an
+//! inbound and an outbound body, one of which a request sends.
 
-use super::endpoint::shape_schema;
+use super::endpoint::{Use, shape_schema};
 use crate::openapi::primitives::{
-    NO_CONTROL_PATTERN, Prop, boolean, enumeration, integer, object, prop, string, text, type_of,
+    NO_CONTROL_PATTERN, Prop, boolean, enumeration, integer, object, prop, reference, string, text,
+    type_of,
 };
 use roomlink_domain::endpoint::value::{FieldValue, HttpUrl};
 use roomlink_domain::endpoint::{EmailText, LongText, ShortText};
 use roomlink_domain::listener::{SECRET_MAX_CHARS, SECRET_MIN_CHARS};
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{Schema, Type};
+use utoipa::openapi::schema::{OneOfBuilder, Schema, Type};
 
-/// The fields of a listener service; in a response every one is present (and `id` first).
-fn listener_fields(response: bool) -> Vec<Prop> {
-    let mut props = vec![
-        prop("name", shape_schema(ShortText::SHAPE, false), true),
+/// The fields of a listener service as a response shows them (every one present, `id` first).
+fn listener_fields() -> Vec<Prop> {
+    let response = |shape, nullable| shape_schema(shape, nullable, Use::Response);
+    vec![
+        prop("id", string(), true),
+        prop("name", response(ShortText::SHAPE, false), true),
         prop(
             "connection",
             enumeration(&["inbound", "outbound"], false).description(Some(
-                "`inbound` (the default): roomlink sends requests to `baseUrl` (required). \
-                 `outbound`: the listener connects to roomlink (GET /api/listenerservices/{id}/connect) and \
-                 has no `baseUrl` (null).",
+                "`inbound`: roomlink sends requests to `baseUrl`. `outbound`: the listener \
+                 connects to roomlink (GET /api/listenerservices/{id}/connect) and has no \
+                 `baseUrl` (null).",
             )),
-            response,
+            true,
         ),
-        // Required for an inbound listener, null for an outbound one (said under `connection`).
-        prop("baseUrl", shape_schema(HttpUrl::SHAPE, true), response),
-        prop("assetId", shape_schema(ShortText::SHAPE, true), response),
-        prop("externalId", shape_schema(ShortText::SHAPE, true), response),
-        prop("location", shape_schema(LongText::SHAPE, true), response),
-        prop(
-            "pointOfContact",
-            shape_schema(EmailText::SHAPE, true),
-            response,
-        ),
-    ];
-    if response {
-        props.insert(0, prop("id", string(), true));
-    }
-    props
+        prop("baseUrl", response(HttpUrl::SHAPE, true), true),
+        prop("assetId", response(ShortText::SHAPE, true), true),
+        prop("externalId", response(ShortText::SHAPE, true), true),
+        prop("location", response(LongText::SHAPE, true), true),
+        prop("pointOfContact", response(EmailText::SHAPE, true), true),
+    ]
+}
+
+/// A listener body of one connection kind: `connection` and `baseUrl` as that kind takes them,
+/// the other fields alike.
+fn listener_input(description: &str, connection: Prop, base_url: Prop) -> Schema {
+    let input = |shape| shape_schema(shape, true, Use::Input);
+    object(
+        description,
+        vec![
+            prop(
+                "name",
+                shape_schema(ShortText::SHAPE, false, Use::Input),
+                true,
+            ),
+            connection,
+            base_url,
+            prop(
+                "secret",
+                text(true)
+                    .min_length(Some(SECRET_MIN_CHARS))
+                    .max_length(Some(SECRET_MAX_CHARS))
+                    .pattern(Some(NO_CONTROL_PATTERN))
+                    .write_only(Some(true))
+                    .description(Some(
+                        "The shared secret roomlink authenticates to the listener with; \
+                         omitted or null: generated (POST) or kept (PUT).",
+                    )),
+                false,
+            ),
+            prop("assetId", input(ShortText::SHAPE), false),
+            prop("externalId", input(ShortText::SHAPE), false),
+            prop("location", input(LongText::SHAPE), false),
+            prop("pointOfContact", input(EmailText::SHAPE), false),
+        ],
+    )
 }
 
 /// What a response adds about an outbound listener's connection.
@@ -71,9 +101,9 @@ fn connection_fields() -> Vec<Prop> {
 }
 
 pub(super) fn listener_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
-    let mut shown = listener_fields(true);
+    let mut shown = listener_fields();
     shown.extend(connection_fields());
-    let mut created = listener_fields(true);
+    let mut created = listener_fields();
     created.push(prop(
         "secret",
         string().description(Some(
@@ -81,20 +111,40 @@ pub(super) fn listener_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
         )),
         false,
     ));
-    let mut input = listener_fields(false);
-    input.push(prop(
-        "secret",
-        text(true)
-            .min_length(Some(SECRET_MIN_CHARS))
-            .max_length(Some(SECRET_MAX_CHARS))
-            .pattern(Some(NO_CONTROL_PATTERN))
-            .write_only(Some(true))
-            .description(Some(
-                "The shared secret roomlink authenticates to the listener with; omitted: \
-                 generated (POST) or kept (PUT).",
-            )),
-        false,
-    ));
+    let inbound = listener_input(
+        "An inbound listener: roomlink sends requests to `baseUrl`.",
+        prop(
+            "connection",
+            enumeration(&["inbound"], true)
+                .description(Some("`inbound`, the default (also when null).")),
+            false,
+        ),
+        prop(
+            "baseUrl",
+            shape_schema(HttpUrl::SHAPE, false, Use::Input),
+            true,
+        ),
+    );
+    let outbound = listener_input(
+        "An outbound listener: it connects to roomlink, which never calls it.",
+        prop("connection", enumeration(&["outbound"], false), true),
+        prop(
+            "baseUrl",
+            text(true)
+                .max_length(Some(0))
+                .description(Some("None: null, \"\" or omitted.")),
+            false,
+        ),
+    );
+    let input = OneOfBuilder::new()
+        .item(reference("ListenerServiceInbound"))
+        .item(reference("ListenerServiceOutbound"))
+        .description(Some(
+            "A listener service to register or its replacement: inbound (with `baseUrl`) or \
+             outbound (without). `connection` is matched case-insensitively. An `id` is \
+             accepted on PUT only, equal to the path's.",
+        ))
+        .build();
     vec![
         (
             "ListenerService",
@@ -112,14 +162,8 @@ pub(super) fn listener_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
             )
             .into(),
         ),
-        (
-            "ListenerServiceInput",
-            object(
-                "A listener service to register or its replacement. An `id` is accepted on \
-                 PUT only, equal to the path's.",
-                input,
-            )
-            .into(),
-        ),
+        ("ListenerServiceInbound", inbound.into()),
+        ("ListenerServiceOutbound", outbound.into()),
+        ("ListenerServiceInput", Schema::from(input).into()),
     ]
 }

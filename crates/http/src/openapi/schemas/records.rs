@@ -2,12 +2,15 @@
 //! the enterprise.
 
 use crate::openapi::primitives::{
-    boolean, enumeration, epoch_ms, integer, object, prop, reference, string, text,
+    anchored, boolean, enumeration, epoch_ms, integer, object, prop, reference, string, text,
 };
 use roomlink_domain::access::Role;
 use roomlink_domain::enums::{ClientDeviceType, EndpointCapability};
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
+
+/// 32 bytes in canonical padded base64: 42 characters, one whose low bits are zero, `=`.
+pub(crate) const PUBLIC_KEY: &str = "[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=";
 
 pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
     let nullable_text = || text(true);
@@ -219,9 +222,11 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     prop("endpointLimit", integer(false), true),
                     prop(
                         "publicKey",
-                        text(true).description(Some(
-                            "Base64 of a 32-byte X25519 key endpoint passwords are sealed to.",
-                        )),
+                        text(true)
+                            .pattern(Some(anchored(PUBLIC_KEY, false)))
+                            .description(Some(
+                                "Base64 of a 32-byte X25519 key endpoint passwords are sealed to.",
+                            )),
                         true,
                     ),
                     prop(
@@ -238,14 +243,19 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
             ObjectBuilder::new()
                 .schema_type(Type::Object)
                 .description(Some(
-                    "Only `publicKey` is read; other properties are ignored.",
+                    "Only `publicKey` is read; other properties (those of `Enterprise`, so that \
+                     a GET can be PUT back) are ignored.",
                 ))
                 .property(
                     "publicKey",
-                    text(true).description(Some(
-                        "Base64 of a 32-byte X25519 public key; null removes the key.",
-                    )),
+                    text(true)
+                        .pattern(Some(anchored(PUBLIC_KEY, true)))
+                        .description(Some(
+                            "Base64 (standard alphabet, padded) of a 32-byte X25519 public key. \
+                             null, \"\" or omitted removes the key.",
+                        )),
                 )
+                .additional_properties(Some(AdditionalProperties::FreeForm(true)))
                 .into(),
         ),
     ]
