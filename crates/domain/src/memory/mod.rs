@@ -5,7 +5,10 @@
 //! them): scoping by enterprise, atomic limit checks, all-or-nothing CSV uploads. One mutex
 //! makes every operation a transaction. Nothing survives the process.
 
-use crate::audit::{AuditEntry, AuditFilter, AuditPage, AuditRecord};
+mod audit;
+mod sealed;
+
+use crate::audit::{AuditEntry, AuditRecord};
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -14,13 +17,11 @@ use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, Tok
 use crate::listener::{LinkPresence, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::ports::{
-    AuditStore, CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, LinkStore,
-    ListenerStore, PairingStore, PollLease, SealedKind, SealedSecretStore, StatusStore,
-    StoreHealth, StoredSecret, TokenStore, UserStore,
+    CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, LinkStore,
+    ListenerStore, PairingStore, PollLease, StatusStore, StoreHealth, TokenStore, UserStore,
 };
 use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::limit::EndpointLimit;
-use crate::secret::SealedSecret;
 use crate::status::{EndpointStatus, Failure};
 use crate::token::{AccessToken, TokenHash};
 use async_trait::async_trait;
@@ -882,122 +883,6 @@ impl FailureStore for MemoryStore {
         let before = s.failures.len();
         s.failures.retain(|f| f.error_date >= cutoff);
         Ok((before - s.failures.len()) as u64)
-    }
-}
-
-#[async_trait]
-impl AuditStore for MemoryStore {
-    async fn record_audit(&self, entry: &AuditEntry) -> Result<()> {
-        self.lock()?.audit(entry);
-        Ok(())
-    }
-
-    async fn audit_page(
-        &self,
-        enterprise: &EnterpriseId,
-        filter: &AuditFilter,
-        before: Option<ListPosition>,
-        limit: usize,
-    ) -> Result<AuditPage> {
-        let s = self.lock()?;
-        let mut entries: Vec<AuditRecord> = s
-            .audit
-            .iter()
-            .rev()
-            .filter(|r| before.is_none_or(|b| r.position < b))
-            .filter(|r| r.entry.enterprise_id == *enterprise && filter.matches(&r.entry))
-            .take(limit.saturating_add(1))
-            .cloned()
-            .collect();
-        let more = entries.len() > limit;
-        entries.truncate(limit);
-        let next = if more {
-            entries.last().map(|r| r.position)
-        } else {
-            None
-        };
-        Ok(AuditPage { entries, next })
-    }
-
-    async fn purge_audit(&self, cutoff: i64) -> Result<u64> {
-        let mut s = self.lock()?;
-        let before = s.audit.len();
-        s.audit.retain(|r| r.entry.at >= cutoff);
-        Ok((before - s.audit.len()) as u64)
-    }
-}
-
-#[async_trait]
-impl SealedSecretStore for MemoryStore {
-    async fn sealed_not_under(
-        &self,
-        kind: SealedKind,
-        key_id: &str,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<StoredSecret>> {
-        let s = self.lock()?;
-        let held: Vec<(&str, &SealedSecret)> = match kind {
-            SealedKind::EndpointPassword => s
-                .endpoints
-                .iter()
-                .filter_map(|e| e.password().map(|p| (e.id().as_str(), p)))
-                .collect(),
-            SealedKind::ListenerSecret => s
-                .listeners
-                .iter()
-                .map(|l| (l.id.as_str(), &l.secret))
-                .collect(),
-        };
-        let mut found: Vec<StoredSecret> = held
-            .into_iter()
-            .filter(|(id, sealed)| sealed.key_id != key_id && after.is_none_or(|a| *id > a))
-            .map(|(id, sealed)| StoredSecret {
-                id: id.to_owned(),
-                sealed: sealed.clone(),
-            })
-            .collect();
-        found.sort_by(|a, b| a.id.cmp(&b.id));
-        found.truncate(limit);
-        Ok(found)
-    }
-
-    async fn replace_sealed(
-        &self,
-        kind: SealedKind,
-        id: &str,
-        old: &SealedSecret,
-        new: &SealedSecret,
-    ) -> Result<bool> {
-        let mut s = self.lock()?;
-        match kind {
-            SealedKind::EndpointPassword => {
-                let Some(endpoint) = s
-                    .endpoints
-                    .iter_mut()
-                    .find(|e| e.id().as_str() == id && e.password() == Some(old))
-                else {
-                    return Ok(false);
-                };
-                *endpoint = Endpoint::new(
-                    endpoint.id().clone(),
-                    endpoint.enterprise_id().clone(),
-                    endpoint.profile().clone(),
-                    Some(new.clone()),
-                )?;
-            }
-            SealedKind::ListenerSecret => {
-                let Some(listener) = s
-                    .listeners
-                    .iter_mut()
-                    .find(|l| l.id.as_str() == id && l.secret == *old)
-                else {
-                    return Ok(false);
-                };
-                listener.secret = new.clone();
-            }
-        }
-        Ok(true)
     }
 }
 
