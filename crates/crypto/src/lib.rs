@@ -9,5 +9,5 @@ mod passwords;
 mod sealing;
 
 pub use keyring::{KeyError, KeyRing, ServiceKey};
-pub use passwords::{DEFAULT_BCRYPT_COST, Passwords};
+pub use passwords::{DEFAULT_BCRYPT_COST, DEFAULT_VERIFIED_CACHE_SECS, Passwords};
 pub use sealing::{Sealer, public_key_id};

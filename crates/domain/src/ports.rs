@@ -135,9 +135,30 @@ pub trait TokenStore: Send + Sync {
     async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64>;
 }
 
+/// An endpoint with what commanding it needs ([`EndpointStore::command_context`]).
+#[derive(Debug, Clone)]
+pub struct CommandContext {
+    pub endpoint: Endpoint,
+    pub listener: Option<ListenerService>,
+    pub enterprise_public_key: Option<String>,
+}
+
 #[cfg_attr(feature = "mock", automock)]
 #[async_trait]
 pub trait EndpointStore: Send + Sync {
+    /// A number that changes in the same transaction as every write to the enterprise's
+    /// endpoints (insert, update, delete, CSV upload) and at no other time; `None` if there
+    /// is no such enterprise. One primary-key read: it tells a cache whether the list it holds
+    /// is still the stored one (docs/adr/0003-endpoint-list-cache.md).
+    async fn endpoint_list_version(&self, enterprise: &EnterpriseId) -> Result<Option<u64>>;
+    /// What a control command needs, in one read: the endpoint, the listener service its
+    /// `listenerServiceId` names (`None` if unset or not one of the enterprise's), and the
+    /// enterprise's public key. `None` if the enterprise has no such endpoint.
+    async fn command_context(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<CommandContext>>;
     /// The enterprise's endpoints in creation order.
     async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>>;
     /// At most `limit` endpoints after `after` (from the start when `None`), in creation
@@ -291,6 +312,15 @@ pub trait StatusStore: Send + Sync {
         &self,
         enterprise: &EnterpriseId,
         statuses: &[EndpointStatus],
+    ) -> Result<()>;
+    /// What one control command observed, with the command's audit entry, in one transaction
+    /// that need not wait for the disk flush (a status is re-observed at the next poll; see
+    /// docs/decisions.md). `NotFound` if the endpoint is gone, and nothing is written.
+    async fn save_command_status(
+        &self,
+        enterprise: &EnterpriseId,
+        status: &EndpointStatus,
+        audit: &AuditEntry,
     ) -> Result<()>;
     async fn statuses(&self, enterprise: &EnterpriseId) -> Result<Vec<EndpointStatus>>;
     async fn status(

@@ -15,7 +15,7 @@ use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::housekeeping::AuditRetention;
 use roomlink_domain::service::pairing::PairingPolicy;
-use roomlink_domain::service::{Policies, Ports, Services};
+use roomlink_domain::service::{ListCacheBudget, Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
 use roomlink_http::LinkRegistry;
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
@@ -215,6 +215,12 @@ async fn wire(
         audit_retention: AuditRetention {
             days: settings.audit.retention_days,
         },
+        endpoint_list_cache_bytes: ListCacheBudget(
+            settings
+                .server
+                .endpoint_list_cache_mib
+                .saturating_mul(1 << 20),
+        ),
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
@@ -249,7 +255,11 @@ async fn wire(
     let services = Services::new(
         Ports {
             store,
-            hasher: Arc::new(Passwords::with_bcrypt_cost(settings.security.bcrypt_cost)),
+            hasher: Arc::new(
+                Passwords::with_bcrypt_cost(settings.security.bcrypt_cost).remembering_for(
+                    Duration::from_secs(settings.security.verified_password_cache_secs),
+                ),
+            ),
             sealer: sealer.clone(),
             platform,
             transport: Arc::new(client),

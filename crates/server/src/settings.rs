@@ -98,6 +98,8 @@ pub struct ServerSettings {
     /// Worker threads; 0 = one per core.
     pub workers: usize,
     pub shutdown_timeout_secs: u64,
+    /// MiB of serialized endpoint lists kept in memory (0: none).
+    pub endpoint_list_cache_mib: usize,
     /// HTTPS: the certificate chain (PEM, leaf first) and its private key (PEM). Both or
     /// neither; SIGHUP reads them again.
     pub tls_cert: Option<PathBuf>,
@@ -181,6 +183,8 @@ pub struct SecuritySettings {
     pub service_key_file: Option<PathBuf>,
     /// bcrypt cost of new service-user password hashes.
     pub bcrypt_cost: u32,
+    /// How long a successful Basic-auth password verification is remembered (0: never).
+    pub verified_password_cache_secs: u64,
 }
 
 impl std::fmt::Debug for SecuritySettings {
@@ -196,6 +200,10 @@ impl std::fmt::Debug for SecuritySettings {
             )
             .field("service_key_file", &self.service_key_file)
             .field("bcrypt_cost", &self.bcrypt_cost)
+            .field(
+                "verified_password_cache_secs",
+                &self.verified_password_cache_secs,
+            )
             .finish()
     }
 }
@@ -349,6 +357,12 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("server.bind", Builtin::Text("127.0.0.1:8080")),
     ("server.workers", Builtin::Whole(0)),
     ("server.shutdown_timeout_secs", Builtin::Whole(30)),
+    (
+        "server.endpoint_list_cache_mib",
+        Builtin::Whole(
+            (roomlink_domain::service::endpoint_lists::DEFAULT_LIST_CACHE_BYTES >> 20) as u64,
+        ),
+    ),
     ("database.url", Builtin::Text("sqlite://roomlink.db")),
     ("database.max_connections", Builtin::Whole(16)),
     ("database.connect_timeout_ms", Builtin::Whole(5000)),
@@ -362,6 +376,10 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
+    ),
+    (
+        "security.verified_password_cache_secs",
+        Builtin::Whole(roomlink_crypto::DEFAULT_VERIFIED_CACHE_SECS),
     ),
     ("log.format", Builtin::Text("human")),
     ("log.level", Builtin::Text("info")),
@@ -396,6 +414,7 @@ pub const KNOWN: &[&str] = &[
     "server.bind",
     "server.workers",
     "server.shutdown_timeout_secs",
+    "server.endpoint_list_cache_mib",
     "server.tls_cert",
     "server.tls_key",
     "database.url",
@@ -425,6 +444,7 @@ pub const KNOWN: &[&str] = &[
     "security.previous_service_keys",
     "security.service_key_file",
     "security.bcrypt_cost",
+    "security.verified_password_cache_secs",
     "log.format",
     "log.level",
     "limits.address_rate_per_sec",
@@ -459,6 +479,7 @@ pub enum Bounds {
 pub const RANGES: &[Range] = &[
     whole("server.workers", 0, 1024),
     whole("server.shutdown_timeout_secs", 1, 3600),
+    whole("server.endpoint_list_cache_mib", 0, 65_536),
     whole("database.max_connections", 1, 1000),
     whole("database.connect_timeout_ms", 1, 600_000),
     whole("platform.oauth2.timeout_ms", 1, 600_000),
@@ -468,6 +489,7 @@ pub const RANGES: &[Range] = &[
     whole("pairing.rotation_interval_secs", 60, 31_536_000),
     whole("audit.retention_days", 1, 36_500),
     whole("security.bcrypt_cost", 4, 31),
+    whole("security.verified_password_cache_secs", 0, 3600),
     Range {
         key: "limits.address_rate_per_sec",
         bounds: Bounds::AtLeast { min: 0.0 },

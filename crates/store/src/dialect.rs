@@ -100,6 +100,12 @@ pub(crate) trait Dialect {
         &mut self,
         rows: &[StatusRow],
     ) -> impl Future<Output = QueryResult<usize>> + Send;
+
+    /// Inside a transaction: its commit returns without waiting for the disk flush. PostgreSQL
+    /// (`synchronous_commit = off` for this transaction only) keeps it atomic and visible at
+    /// once; a crash of the database server itself may lose the last few hundred milliseconds
+    /// of such commits. SQLite: no change.
+    fn commit_without_waiting_for_disk(&mut self) -> impl Future<Output = QueryResult<()>> + Send;
 }
 
 /// NO KEY UPDATE on the enterprise serialises its endpoint writers without blocking inserts
@@ -152,6 +158,13 @@ impl Dialect for AsyncPgConnection {
 
     async fn upsert_statuses(&mut self, rows: &[StatusRow]) -> QueryResult<usize> {
         upsert_statuses!(rows).execute(self).await
+    }
+
+    async fn commit_without_waiting_for_disk(&mut self) -> QueryResult<()> {
+        diesel::sql_query("SET LOCAL synchronous_commit = off")
+            .execute(self)
+            .await
+            .map(drop)
     }
 }
 
@@ -206,5 +219,9 @@ impl Dialect for SqliteConn {
         let rows = rows.to_vec();
         self.spawn_blocking(move |c| diesel::RunQueryDsl::execute(upsert_statuses!(&rows), c))
             .await
+    }
+
+    async fn commit_without_waiting_for_disk(&mut self) -> QueryResult<()> {
+        Ok(())
     }
 }

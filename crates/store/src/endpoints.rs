@@ -7,8 +7,8 @@
 use crate::DbStore;
 use crate::dialect::{Dialect, IN_CHUNK};
 use crate::error::{DbError, is_unique_violation};
-use crate::models::EndpointRow;
-use crate::schema::{endpoints, listener_services, paired_statuses};
+use crate::models::{EndpointRow, ListenerRow};
+use crate::schema::{endpoints, enterprises, listener_services, paired_statuses};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
@@ -17,7 +17,7 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
-use roomlink_domain::ports::{CsvApply, CsvWrite, EndpointChange, EndpointStore};
+use roomlink_domain::ports::{CommandContext, CsvApply, CsvWrite, EndpointChange, EndpointStore};
 use roomlink_domain::rules::csv::{CsvContext, CsvReport};
 use roomlink_domain::rules::limit::EndpointLimit;
 use roomlink_domain::{Error, Result};
@@ -25,6 +25,68 @@ use std::collections::{HashMap, HashSet};
 
 #[async_trait]
 impl EndpointStore for DbStore {
+    async fn endpoint_list_version(&self, enterprise: &EnterpriseId) -> Result<Option<u64>> {
+        db_run!(self, |c| {
+            let version: Option<i64> = enterprises::table
+                .find(enterprise.as_str())
+                .select(enterprises::endpoints_version)
+                .first(c)
+                .await
+                .optional()?;
+            // Stored as BIGINT from 0 upwards; only ever incremented.
+            Ok(version.map(|v| v.cast_unsigned()))
+        })
+    }
+
+    async fn command_context(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<CommandContext>> {
+        db_run!(self, |c| {
+            let row: Option<(EndpointRow, Option<String>, Option<ListenerRow>)> = endpoints::table
+                .inner_join(enterprises::table.on(enterprises::id.eq(endpoints::enterprise_id)))
+                .left_join(
+                    listener_services::table.on(listener_services::id
+                        .nullable()
+                        .eq(endpoints::listener_service_id)
+                        .and(listener_services::enterprise_id.eq(endpoints::enterprise_id))),
+                )
+                .filter(endpoints::enterprise_id.eq(enterprise.as_str()))
+                .filter(endpoints::id.eq(id.as_str()))
+                .select((
+                    EndpointRow::as_select(),
+                    enterprises::public_key,
+                    // ListenerRow's fields in order (a left join: all null when none).
+                    (
+                        listener_services::id,
+                        listener_services::enterprise_id,
+                        listener_services::name,
+                        listener_services::base_url,
+                        listener_services::asset_id,
+                        listener_services::external_id,
+                        listener_services::location,
+                        listener_services::point_of_contact,
+                        listener_services::secret_key_id,
+                        listener_services::secret_ciphertext,
+                        listener_services::connection,
+                    )
+                        .nullable(),
+                ))
+                .first(c)
+                .await
+                .optional()?;
+            let Some((endpoint, public_key, listener)) = row else {
+                return Ok(None);
+            };
+            Ok(Some(CommandContext {
+                endpoint: endpoint.into_domain()?,
+                listener: listener.map(ListenerRow::into_domain).transpose()?,
+                enterprise_public_key: public_key,
+            }))
+        })
+    }
+
     async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>> {
         db_run!(self, |c| {
             let rows: Vec<EndpointRow> = endpoints::table
@@ -109,6 +171,7 @@ impl EndpointStore for DbStore {
                 .execute(c)
                 .await
                 .map_err(|e| calendar_taken(e, || calendar_of(endpoint)))?;
+            bump_list_version!(c, enterprise)?;
             append_audit!(c, audit)?;
             Ok(())
         })
@@ -142,6 +205,7 @@ impl EndpointStore for DbStore {
             .execute(c)
             .await
             .map_err(|e| calendar_taken(e, || calendar_of(&updated)))?;
+            bump_list_version!(c, enterprise.as_str())?;
             append_audit!(c, audit)?;
             Ok(updated)
         })
@@ -173,6 +237,7 @@ impl EndpointStore for DbStore {
             )
             .execute(c)
             .await?;
+            bump_list_version!(c, enterprise.as_str())?;
             append_audit!(c, audit)?;
             Ok(true)
         })
@@ -287,6 +352,9 @@ impl EndpointStore for DbStore {
                 c.insert_endpoints(chunk)
                     .await
                     .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
+            }
+            if !(rows.inserts.is_empty() && rows.updates.is_empty()) {
+                bump_list_version!(c, ent)?;
             }
             append_audit!(c, &audit.clone().detail(report.audit_detail()))?;
             Ok(report)

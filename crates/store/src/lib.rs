@@ -98,6 +98,20 @@ macro_rules! append_audit {
     };
 }
 
+/// Inside an endpoint write's transaction: the enterprise's endpoint list changes with it
+/// (`EndpointStore::endpoint_list_version`; docs/adr/0003-endpoint-list-cache.md).
+macro_rules! bump_list_version {
+    ($c:expr, $enterprise:expr) => {
+        diesel::update($crate::schema::enterprises::table.find($enterprise))
+            .set(
+                $crate::schema::enterprises::endpoints_version
+                    .eq($crate::schema::enterprises::endpoints_version + 1_i64),
+            )
+            .execute($c)
+            .await
+    };
+}
+
 mod audit;
 mod config;
 mod dialect;

@@ -8,6 +8,7 @@ diesel::table! {
         name -> Text,
         endpoint_limit -> BigInt,
         public_key -> Nullable<Text>,
+        endpoints_version -> BigInt,
     }
 }
 

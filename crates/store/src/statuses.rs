@@ -2,12 +2,15 @@
 
 use crate::DbStore;
 use crate::dialect::{Dialect, IN_CHUNK};
+use crate::error::DbError;
 use crate::models::StatusRow;
 use crate::schema::{endpoint_statuses, endpoints};
 use async_trait::async_trait;
 use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
+use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
 use roomlink_domain::ports::StatusStore;
 use roomlink_domain::status::EndpointStatus;
@@ -55,6 +58,29 @@ impl StatusStore for DbStore {
                 let chunk: Vec<StatusRow> = chunk.iter().map(|r| (*r).clone()).collect();
                 c.upsert_statuses(&chunk).await?;
             }
+            Ok(())
+        })
+    }
+
+    async fn save_command_status(
+        &self,
+        enterprise: &EnterpriseId,
+        status: &EndpointStatus,
+        audit: &AuditEntry,
+    ) -> Result<()> {
+        let row = StatusRow::new(enterprise, status);
+        db_tx!(self, |c| {
+            c.commit_without_waiting_for_disk().await?;
+            // The endpoint was read by the command; one deleted since fails the foreign key.
+            c.upsert_statuses(std::slice::from_ref(&row))
+                .await
+                .map_err(|e| match e {
+                    DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, _) => {
+                        DbError::Domain(status.endpoint_id.not_found())
+                    }
+                    e => DbError::Query(e),
+                })?;
+            append_audit!(c, audit)?;
             Ok(())
         })
     }

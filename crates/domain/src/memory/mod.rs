@@ -17,8 +17,9 @@ use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, Tok
 use crate::listener::{LinkPresence, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::ports::{
-    CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore, LinkStore,
-    ListenerStore, PairingStore, PollLease, StatusStore, StoreHealth, TokenStore, UserStore,
+    CommandContext, CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore,
+    LinkStore, ListenerStore, PairingStore, PollLease, StatusStore, StoreHealth, TokenStore,
+    UserStore,
 };
 use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::limit::EndpointLimit;
@@ -38,6 +39,8 @@ struct State {
     /// List positions, handed out in creation order when first paged (see `endpoint_page`).
     endpoint_positions: HashMap<EndpointId, i64>,
     next_position: i64,
+    /// `EndpointStore::endpoint_list_version` per enterprise (absent: 0).
+    list_versions: HashMap<EnterpriseId, u64>,
     listeners: Vec<ListenerService>,
     links: Vec<LinkPresence>,
     pairing_codes: Vec<PairingCode>,
@@ -50,6 +53,10 @@ struct State {
 }
 
 impl State {
+    fn list_changed(&mut self, enterprise: &EnterpriseId) {
+        *self.list_versions.entry(enterprise.clone()).or_default() += 1;
+    }
+
     fn audit(&mut self, entry: &AuditEntry) {
         self.next_audit += 1;
         self.audit.push(AuditRecord {
@@ -407,6 +414,38 @@ impl TokenStore for MemoryStore {
 
 #[async_trait]
 impl EndpointStore for MemoryStore {
+    async fn command_context(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<CommandContext>> {
+        let s = self.lock()?;
+        let Some(i) = s.position(enterprise, id) else {
+            return Ok(None);
+        };
+        let endpoint = s.endpoints[i].clone();
+        let listener = endpoint.profile().listener().and_then(|l| {
+            s.listeners
+                .iter()
+                .find(|x| x.id == l && x.enterprise_id == *enterprise)
+                .cloned()
+        });
+        let enterprise_public_key = s.enterprise(enterprise)?.public_key.clone();
+        Ok(Some(CommandContext {
+            endpoint,
+            listener,
+            enterprise_public_key,
+        }))
+    }
+
+    async fn endpoint_list_version(&self, enterprise: &EnterpriseId) -> Result<Option<u64>> {
+        let s = self.lock()?;
+        Ok(s.enterprises
+            .iter()
+            .any(|e| e.id == *enterprise)
+            .then(|| s.list_versions.get(enterprise).copied().unwrap_or(0)))
+    }
+
     async fn list_endpoints(&self, enterprise: &EnterpriseId) -> Result<Vec<Endpoint>> {
         Ok(self
             .lock()?
@@ -469,6 +508,7 @@ impl EndpointStore for MemoryStore {
         limit.admit(s.count_endpoints(endpoint.enterprise_id()), 1)?;
         s.check_calendar(endpoint)?;
         s.endpoints.push(endpoint.clone());
+        s.list_changed(endpoint.enterprise_id());
         s.audit(audit);
         Ok(())
     }
@@ -490,6 +530,7 @@ impl EndpointStore for MemoryStore {
         }
         s.check_calendar(&updated)?;
         s.endpoints[i] = updated.clone();
+        s.list_changed(enterprise);
         s.audit(audit);
         Ok(updated)
     }
@@ -510,6 +551,7 @@ impl EndpointStore for MemoryStore {
         s.paired
             .retain(|p| !(p.enterprise_id == *enterprise && p.endpoint_id == *id));
         s.statuses.remove(&(enterprise.clone(), id.clone()));
+        s.list_changed(enterprise);
         s.audit(audit);
         Ok(true)
     }
@@ -553,6 +595,7 @@ impl EndpointStore for MemoryStore {
             capacity: limit.room(count),
         };
         let write = apply(ctx)?;
+        let changes = !(write.inserts.is_empty() && write.updates.is_empty());
         // Validate everything before changing anything: all or nothing.
         let mut next = s.endpoints.clone();
         for updated in write.updates {
@@ -576,6 +619,9 @@ impl EndpointStore for MemoryStore {
             staged.check_calendar(e)?;
         }
         s.endpoints = staged.endpoints;
+        if changes {
+            s.list_changed(enterprise);
+        }
         s.audit(&audit.clone().detail(write.report.audit_detail()));
         Ok(write.report)
     }
@@ -830,6 +876,24 @@ impl StatusStore for MemoryStore {
                 );
             }
         }
+        Ok(())
+    }
+
+    async fn save_command_status(
+        &self,
+        enterprise: &EnterpriseId,
+        status: &EndpointStatus,
+        audit: &AuditEntry,
+    ) -> Result<()> {
+        let mut s = self.lock()?;
+        if s.position(enterprise, &status.endpoint_id).is_none() {
+            return Err(status.endpoint_id.not_found());
+        }
+        s.statuses.insert(
+            (enterprise.clone(), status.endpoint_id.clone()),
+            status.clone(),
+        );
+        s.audit(audit);
         Ok(())
     }
 

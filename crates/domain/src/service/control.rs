@@ -19,6 +19,7 @@ use crate::ports::{
     FailureStore, IdGenerator, ListenerStore, ListenerTransport, ObservedState, PairingStore,
     PollLease, SecretSealer, StatusStore,
 };
+use crate::secret::Secret;
 use crate::status::{EndpointStatus, Failure};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,6 +43,7 @@ pub struct ControlService {
     pub sealer: Arc<dyn SecretSealer>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    /// Read here; dropped by the writes themselves (`status_writes`).
     pub snapshots: Arc<StatusSnapshots>,
     pub audit: Arc<super::audit::Auditor>,
 }
@@ -99,9 +101,85 @@ fn observed(endpoint: &EndpointId, state: ObservedState, now: i64) -> EndpointSt
     }
 }
 
+/// The listener service `endpoint` names, as read with it; `EndpointHasNoListenerService`
+/// when it names none or one that does not exist.
+fn listener_of(
+    endpoint: &Endpoint,
+    listener: Option<ListenerService>,
+    command: &str,
+) -> Result<ListenerService> {
+    let named = endpoint.profile().listener();
+    listener
+        .filter(|l| Some(&l.id) == named.as_ref())
+        .ok_or_else(|| {
+            Error::endpoint_has_no_listener(
+                command,
+                endpoint.name(),
+                named.as_ref().map(ListenerServiceId::as_str),
+            )
+        })
+}
+
+/// What every command through one listener needs besides the endpoint: the listener's secret,
+/// opened, and the enterprise's public key.
+struct Keys {
+    listener_secret: Secret,
+    public_key: Option<String>,
+}
+
+impl Keys {
+    fn of(
+        sealer: &dyn SecretSealer,
+        listener: &ListenerService,
+        public_key: Option<String>,
+    ) -> Result<Keys> {
+        let listener_secret = sealer
+            .open(&listener.secret)?
+            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        Ok(Keys {
+            listener_secret,
+            public_key,
+        })
+    }
+
+    /// The endpoint's credential as the listener is to get it: opened when sealed with the
+    /// service key, passed sealed when sealed to the enterprise's key, `EncryptionUpdated`
+    /// when its key is no longer current.
+    fn target(
+        &self,
+        sealer: &dyn SecretSealer,
+        listener: &ListenerService,
+        endpoint: Endpoint,
+    ) -> Result<CommandTarget> {
+        let credential = match endpoint.password() {
+            None => EndpointCredential::None,
+            Some(sealed) => {
+                if !sealer.readable(sealed, self.public_key.as_deref())? {
+                    return Err(Error::encryption_updated());
+                }
+                match sealer.open(sealed)? {
+                    Some(plain) => EndpointCredential::Plain(plain),
+                    None => EndpointCredential::SealedForListener(sealed.clone()),
+                }
+            }
+        };
+        Ok(CommandTarget {
+            listener_id: listener.id.clone(),
+            route: listener.route(),
+            listener_secret: self.listener_secret.clone(),
+            endpoint,
+            credential,
+        })
+    }
+}
+
 impl ControlService {
     /// Sends `command` to the endpoint's room system; `NotFound` for another enterprise's
     /// endpoint, `EndpointHasNoListenerService`, `EncryptionUpdated`, or the listener's error.
+    ///
+    /// Two database round trips around the listener call: one read of the endpoint, its
+    /// listener and the enterprise's key, and one write of the observed status together with
+    /// the audit entry.
     pub async fn command(
         &self,
         principal: &Principal,
@@ -112,33 +190,46 @@ impl ControlService {
         let audit = self
             .audit
             .op(principal, operation_of(&command), Some(id.as_str()));
-        let result = self.command_unaudited(principal, id, command).await;
-        self.audit.record(audit, result).await
+        let enterprise = &principal.enterprise_id;
+        let status = match self.send_command(principal, id, command).await {
+            Ok(status) => status,
+            Err(e) => return self.audit.record(audit, Err(e)).await,
+        };
+        let written = self
+            .statuses
+            .save_command_status(enterprise, &status, &audit)
+            .await;
+        match written {
+            Ok(()) => Ok(()),
+            // Nothing was written: the entry goes on its own, with the failure.
+            Err(e) => self.audit.record(audit, Err(e)).await,
+        }
     }
 
-    async fn command_unaudited(
+    /// The command sent; the endpoint's state it observed.
+    async fn send_command(
         &self,
         principal: &Principal,
         id: &EndpointId,
         command: Command,
-    ) -> Result<()> {
+    ) -> Result<EndpointStatus> {
         principal.authorize(operation_of(&command), Target::Endpoint(id))?;
         self.note_zero_touch_use(principal).await?;
         let enterprise = &principal.enterprise_id;
-        let endpoint = self
+        let context = self
             .endpoints
-            .endpoint(enterprise, id)
+            .command_context(enterprise, id)
             .await?
             .ok_or_else(|| id.not_found())?;
-        let listener = self.listener_of(&endpoint, command.name()).await?;
-        let target = self.target(enterprise, &listener, endpoint).await?;
+        let listener = listener_of(&context.endpoint, context.listener, command.name())?;
+        let keys = Keys::of(
+            self.sealer.as_ref(),
+            &listener,
+            context.enterprise_public_key,
+        )?;
+        let target = keys.target(self.sealer.as_ref(), &listener, context.endpoint)?;
         match self.transport.send(&target, &command).await {
-            Ok(state) => {
-                let status = observed(id, state, self.clock.now_ms());
-                let saved = self.statuses.save_statuses(enterprise, &[status]).await;
-                self.snapshots.invalidate(enterprise);
-                saved
-            }
+            Ok(state) => Ok(observed(id, state, self.clock.now_ms())),
             Err(error) => {
                 self.record(enterprise, &listener.id, &error).await;
                 Err(error)
@@ -278,13 +369,24 @@ impl ControlService {
         listener: &ListenerService,
         endpoints: Vec<Endpoint>,
     ) -> Result<usize> {
-        let mut targets = Vec::with_capacity(endpoints.len());
-        for endpoint in endpoints {
-            // An endpoint whose credential cannot be used is skipped, not the whole batch.
-            if let Ok(target) = self.target(enterprise, listener, endpoint).await {
-                targets.push(target);
+        // The enterprise's key and the listener's secret once per listener, not per endpoint.
+        let public_key = self
+            .enterprises
+            .enterprise(enterprise)
+            .await?
+            .and_then(|e| e.public_key);
+        let keys = match Keys::of(self.sealer.as_ref(), listener, public_key) {
+            Ok(keys) => keys,
+            Err(error) => {
+                self.record(enterprise, &listener.id, &error).await;
+                return Ok(0);
             }
-        }
+        };
+        let targets: Vec<CommandTarget> = endpoints
+            .into_iter()
+            // An endpoint whose credential cannot be used is skipped, not the whole batch.
+            .filter_map(|endpoint| keys.target(self.sealer.as_ref(), listener, endpoint).ok())
+            .collect();
         match self.transport.poll(&targets).await {
             Ok(results) => {
                 let now = self.clock.now_ms();
@@ -292,9 +394,7 @@ impl ControlService {
                     .into_iter()
                     .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
                     .collect();
-                let written = self.statuses.save_statuses(enterprise, &statuses).await;
-                self.snapshots.invalidate(enterprise);
-                written?;
+                self.statuses.save_statuses(enterprise, &statuses).await?;
                 Ok(statuses.len())
             }
             Err(error) => {
@@ -302,54 +402,6 @@ impl ControlService {
                 Ok(0)
             }
         }
-    }
-
-    async fn listener_of(&self, endpoint: &Endpoint, command: &str) -> Result<ListenerService> {
-        let no_listener =
-            |id: Option<&str>| Error::endpoint_has_no_listener(command, endpoint.name(), id);
-        let Some(id) = endpoint.profile().listener() else {
-            return Err(no_listener(None));
-        };
-        self.listeners
-            .listener(endpoint.enterprise_id(), &id)
-            .await?
-            .ok_or_else(|| no_listener(Some(id.as_str())))
-    }
-
-    async fn target(
-        &self,
-        enterprise: &EnterpriseId,
-        listener: &ListenerService,
-        endpoint: Endpoint,
-    ) -> Result<CommandTarget> {
-        let public_key = self
-            .enterprises
-            .enterprise(enterprise)
-            .await?
-            .and_then(|e| e.public_key);
-        let credential = match endpoint.password() {
-            None => EndpointCredential::None,
-            Some(sealed) => {
-                if !self.sealer.readable(sealed, public_key.as_deref())? {
-                    return Err(Error::encryption_updated());
-                }
-                match self.sealer.open(sealed)? {
-                    Some(plain) => EndpointCredential::Plain(plain),
-                    None => EndpointCredential::SealedForListener(sealed.clone()),
-                }
-            }
-        };
-        let listener_secret = self
-            .sealer
-            .open(&listener.secret)?
-            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
-        Ok(CommandTarget {
-            listener_id: listener.id.clone(),
-            route: listener.route(),
-            listener_secret,
-            endpoint,
-            credential,
-        })
     }
 
     /// Keeps a failure for monitoring; losing one is logged by the store, never fatal here.

@@ -2,7 +2,7 @@
 
 use super::audit::Auditor;
 use super::auth::Principal;
-use super::snapshots::StatusSnapshots;
+use super::endpoint_lists::{CachedList, EndpointLists, ListBuilder, MAX_CACHED_ENDPOINTS};
 use crate::access::{Operation, Target};
 use crate::audit::AuditEntry;
 use crate::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
@@ -24,12 +24,91 @@ pub struct EndpointService {
     pub enterprises: Arc<dyn EnterpriseStore>,
     pub sealer: Arc<dyn SecretSealer>,
     pub ids: Arc<dyn IdGenerator>,
-    /// Endpoints created or deleted change the status list.
-    pub snapshots: Arc<StatusSnapshots>,
     pub audit: Arc<Auditor>,
+    /// Serialized lists, served while the store's list version is unchanged.
+    pub lists: Arc<EndpointLists>,
 }
 
+/// The whole list of an enterprise, as `GET /api/endpoints` answers it.
+pub enum WholeList {
+    /// Complete, and (when it was current) cached.
+    Complete(Arc<CachedList>),
+    /// Longer than a cache entry may be: the array so far (`[{...},{...}`, unclosed) and
+    /// where the rest begins, to be streamed page by page.
+    Streaming { head: Vec<u8>, next: ListPosition },
+}
+
+/// One endpoint, as `GET /api/endpoints/{id}` answers it.
+pub enum OneEndpoint {
+    /// Its JSON object, at this range of a cached list's bytes.
+    Cached(Arc<CachedList>, std::ops::Range<usize>),
+    /// Read from the store (no current list cached).
+    Read(Box<Endpoint>),
+}
+
+/// Endpoints read per round trip while building a whole list.
+const LIST_PAGE: usize = 500;
+
 impl EndpointService {
+    /// The whole list: from the cache when the store's list version says it is current, else
+    /// read page by page (and cached when it fits and nothing was written meanwhile).
+    pub async fn whole_list(&self, principal: &Principal) -> Result<WholeList> {
+        principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
+        let enterprise = &principal.enterprise_id;
+        let Some(version) = self.endpoints.endpoint_list_version(enterprise).await? else {
+            // The caller's enterprise is gone: nothing to list.
+            return Ok(WholeList::Complete(Arc::new(ListBuilder::new(0).finish())));
+        };
+        if let Some(list) = self.lists.get(enterprise, version) {
+            return Ok(WholeList::Complete(list));
+        }
+        let mut list = ListBuilder::new(version);
+        let mut after = None;
+        loop {
+            let page = self
+                .endpoints
+                .endpoint_page(enterprise, after, LIST_PAGE)
+                .await?;
+            list.push(&page.endpoints)?;
+            match page.next {
+                None => break,
+                Some(next) if list.len() >= MAX_CACHED_ENDPOINTS => {
+                    return Ok(WholeList::Streaming {
+                        head: list.into_head(),
+                        next,
+                    });
+                }
+                Some(next) => after = Some(next),
+            }
+        }
+        let list = Arc::new(list.finish());
+        // Kept only if no write committed while the pages were read: then the bytes are
+        // exactly the list at `version`.
+        if self.endpoints.endpoint_list_version(enterprise).await? == Some(version) {
+            self.lists.put(enterprise, list.clone());
+        }
+        Ok(WholeList::Complete(list))
+    }
+
+    /// One endpoint: its bytes in the current cached list if there is one (one version read),
+    /// else read from the store.
+    pub async fn get_one(&self, principal: &Principal, id: &EndpointId) -> Result<OneEndpoint> {
+        principal.authorize(Operation::GetEndpoint, Target::Endpoint(id))?;
+        let enterprise = &principal.enterprise_id;
+        let version = self.endpoints.endpoint_list_version(enterprise).await?;
+        if let Some(list) = version.and_then(|v| self.lists.get(enterprise, v)) {
+            // The cached list is the whole current list: absent from it is absent.
+            let range = list.row(id).ok_or_else(|| id.not_found())?;
+            return Ok(OneEndpoint::Cached(list, range));
+        }
+        let endpoint = self
+            .endpoints
+            .endpoint(enterprise, id)
+            .await?
+            .ok_or_else(|| id.not_found())?;
+        Ok(OneEndpoint::Read(Box::new(endpoint)))
+    }
+
     pub async fn list(&self, principal: &Principal) -> Result<Vec<Endpoint>> {
         principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
         self.endpoints
@@ -108,7 +187,6 @@ impl EndpointService {
                 password,
             )?;
             self.endpoints.insert_endpoint(&endpoint, &audit).await?;
-            self.snapshots.invalidate(&principal.enterprise_id);
             Ok(endpoint)
         }
         .await;
@@ -171,7 +249,6 @@ impl EndpointService {
                 .delete_endpoint(&principal.enterprise_id, id, &audit)
                 .await?
             {
-                self.snapshots.invalidate(&principal.enterprise_id);
                 Ok(())
             } else {
                 Err(id.not_found())
@@ -225,7 +302,6 @@ impl EndpointService {
                 audit,
             )
             .await?;
-        self.snapshots.invalidate(&enterprise);
         let list = self.endpoints.list_endpoints(&enterprise).await?;
         Ok((list, report))
     }
@@ -406,11 +482,11 @@ mod tests {
             enterprises: store.clone(),
             sealer: Arc::new(marking_sealer()),
             ids: Arc::new(RandomIds),
-            snapshots: Arc::default(),
             audit: Arc::new(Auditor {
                 store: store.clone(),
                 clock: Arc::new(crate::system::SystemClock),
             }),
+            lists: Arc::default(),
         };
         (svc, principal, store)
     }

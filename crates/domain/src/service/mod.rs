@@ -5,12 +5,14 @@ pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod control;
+pub mod endpoint_lists;
 pub mod endpoints;
 pub mod housekeeping;
 pub mod keys;
 pub mod listeners;
 pub mod pairing;
 pub mod snapshots;
+pub mod status_writes;
 pub mod tokens;
 
 use crate::cluster::{ClusterEvent, EventBus, EventSink, ListenerLinks};
@@ -58,6 +60,18 @@ pub struct Policies {
     pub pairing: pairing::PairingPolicy,
     /// How long audit entries are kept.
     pub audit_retention: housekeeping::AuditRetention,
+    /// Bytes of serialized endpoint lists kept in memory.
+    pub endpoint_list_cache_bytes: ListCacheBudget,
+}
+
+/// Bytes of serialized endpoint lists kept in memory (0: none).
+#[derive(Debug, Clone, Copy)]
+pub struct ListCacheBudget(pub usize);
+
+impl Default for ListCacheBudget {
+    fn default() -> Self {
+        ListCacheBudget(endpoint_lists::DEFAULT_LIST_CACHE_BYTES)
+    }
 }
 
 impl Services {
@@ -79,6 +93,12 @@ impl Services {
         });
         let cache = Arc::new(auth::TokenCache::default());
         let snapshots = Arc::new(snapshots::StatusSnapshots::new(ports.events.clone()));
+        // Endpoint and status writes go through this, which drops status snapshots as needed.
+        let status_writes = Arc::new(status_writes::StatusWrites {
+            endpoints: store.clone(),
+            statuses: store.clone(),
+            snapshots: snapshots.clone(),
+        });
         let auth = Arc::new(auth::Authenticator {
             tokens: store.clone(),
             users: store.clone(),
@@ -101,13 +121,15 @@ impl Services {
                 audit: auditor.clone(),
             }),
             endpoints: Arc::new(endpoints::EndpointService {
-                endpoints: store.clone(),
+                endpoints: status_writes.clone(),
                 listeners: store.clone(),
                 enterprises: store.clone(),
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
-                snapshots: snapshots.clone(),
                 audit: auditor.clone(),
+                lists: Arc::new(endpoint_lists::EndpointLists::with_budget(
+                    policies.endpoint_list_cache_bytes.0,
+                )),
             }),
             listeners: Arc::new(listeners::ListenerAdmin {
                 listeners: store.clone(),
@@ -122,7 +144,7 @@ impl Services {
                 endpoints: store.clone(),
                 listeners: store.clone(),
                 enterprises: store.clone(),
-                statuses: store.clone(),
+                statuses: status_writes,
                 failures: store.clone(),
                 pairing: store.clone(),
                 transport: ports.transport.clone(),

@@ -15,8 +15,11 @@ use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
 use roomlink_domain::error::Error;
 use roomlink_domain::service::auth::Principal;
+use roomlink_domain::service::endpoint_lists::CachedList;
+use roomlink_domain::service::endpoints::WholeList;
+use std::sync::Arc;
 
-/// Endpoints fetched per database round trip while streaming the whole list.
+/// Endpoints fetched per database round trip while streaming the rest of a long list.
 const STREAM_PAGE: usize = 500;
 
 pub(super) const LIST: Operation = Operation {
@@ -100,6 +103,15 @@ fn write_items(out: &mut Vec<u8>, endpoints: &[Endpoint], mut first: bool) -> Re
     Ok(())
 }
 
+/// A cached list's bytes as a response body, without copying them.
+pub(super) struct ListBytes(pub Arc<CachedList>);
+
+impl AsRef<[u8]> for ListBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.json()
+    }
+}
+
 struct Walk {
     principal: Principal,
     state: web::Data<AppState>,
@@ -107,26 +119,21 @@ struct Walk {
 }
 
 async fn stream_all(principal: Principal, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    // The first page is read before answering, so that a refusal or an unavailable database
-    // is still a catalog error; small lists are answered in one piece.
-    let first = state
-        .services
-        .endpoints
-        .page(&principal, None, STREAM_PAGE)
-        .await?;
-    let mut head = Vec::with_capacity(first.endpoints.len() * 512 + 2);
-    head.push(b'[');
-    write_items(&mut head, &first.endpoints, true)?;
-    if first.next.is_none() {
-        head.push(b']');
-        return Ok(HttpResponse::Ok()
-            .content_type(ContentType::json())
-            .body(head));
-    }
+    // The list is read (or found current in the cache) before answering, so that a refusal or
+    // an unavailable database is still a catalog error; a list too long to cache is streamed
+    // on from where that read stopped.
+    let (head, next) = match state.services.endpoints.whole_list(&principal).await? {
+        WholeList::Complete(list) => {
+            return Ok(HttpResponse::Ok()
+                .content_type(ContentType::json())
+                .body(Bytes::from_owner(ListBytes(list))));
+        }
+        WholeList::Streaming { head, next } => (head, next),
+    };
     let walk = Walk {
         principal,
         state,
-        next: first.next,
+        next: Some(next),
     };
     let rest = futures::stream::unfold(Some(walk), |walk| async move {
         let mut walk = walk?;

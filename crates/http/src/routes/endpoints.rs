@@ -1,15 +1,19 @@
 //! `/api/endpoints`: provisioning (insert, get, replace, patch, delete, bulk CSV).
 
+use super::endpoint_list::ListBytes;
 use crate::AppState;
 use crate::body::{read_csv, read_json, read_json_object};
 use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
+use actix_web::http::header::ContentType;
+use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::EndpointId;
+use roomlink_domain::service::endpoints::OneEndpoint;
 
 pub(super) const INSERT: Operation = Operation {
     method: Method::Post,
@@ -70,8 +74,12 @@ async fn get(
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
     let id = EndpointId::parse(&id)?;
-    let endpoint = state.services.endpoints.get(&caller.0, &id).await?;
-    Ok(HttpResponse::Ok().json(endpoint))
+    match state.services.endpoints.get_one(&caller.0, &id).await? {
+        OneEndpoint::Cached(list, range) => Ok(HttpResponse::Ok()
+            .content_type(ContentType::json())
+            .body(Bytes::from_owner(ListBytes(list)).slice(range))),
+        OneEndpoint::Read(endpoint) => Ok(HttpResponse::Ok().json(endpoint)),
+    }
 }
 
 pub(super) const REPLACE: Operation = Operation {

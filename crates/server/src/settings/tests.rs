@@ -141,6 +141,7 @@ fn every_known_key_is_accepted() {
 bind = "[::1]:0"
 workers = 2
 shutdown_timeout_secs = 5
+endpoint_list_cache_mib = 8
 tls_cert = "cert.pem"
 tls_key = "key.pem"
 [database]
@@ -176,6 +177,7 @@ service_key = "k"
 previous_service_keys = "p1,p2"
 service_key_file = "k.key"
 bcrypt_cost = 31
+verified_password_cache_secs = 0
 [log]
 format = "json"
 level = "debug"

@@ -247,3 +247,35 @@ pub async fn a_failed_audit_entry_undoes_its_write(h: &Harness) {
     );
     assert_eq!(h.store.endpoint(&e.id, ep.id()).await.unwrap(), Some(ep));
 }
+
+/// A command's observed status and its audit entry are one write: both or neither.
+pub async fn a_command_status_comes_with_its_audit_entry(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let ep = inserted(h, named(h, &e, "Room")).await;
+    let joined = entry(&e, "endpoints.join", Some(ep.id().as_str()), 5);
+    h.store
+        .save_command_status(&e.id, &status(ep.id(), 5, true), &joined)
+        .await
+        .unwrap();
+    assert_eq!(
+        h.store.status(&e.id, ep.id()).await.unwrap(),
+        Some(status(ep.id(), 5, true))
+    );
+    assert!(trail(h, &e).await.contains(&joined));
+
+    // The endpoint deleted meanwhile: NotFound, and neither the status nor the entry stays.
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, ep.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    let late = entry(&e, "endpoints.hangup", Some(ep.id().as_str()), 6);
+    let refused = h
+        .store
+        .save_command_status(&e.id, &status(ep.id(), 6, false), &late)
+        .await;
+    assert_eq!(kind(refused), ErrorKind::NotFound);
+    assert_eq!(h.store.status(&e.id, ep.id()).await.unwrap(), None);
+    assert!(!trail(h, &e).await.contains(&late));
+}

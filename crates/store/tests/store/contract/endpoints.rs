@@ -421,3 +421,122 @@ pub async fn delete_endpoint_takes_its_dependents(h: &Harness) {
     );
     assert_eq!(h.store.statuses(&e.id).await.unwrap().len(), 1);
 }
+
+/// The list version moves with every committed write to the enterprise's endpoints, not with a
+/// failed one, not with other enterprises' writes nor with anything else.
+pub async fn the_list_version_moves_with_every_endpoint_write_and_only_then(h: &Harness) {
+    let e = enterprise(h, 3).await;
+    let other = enterprise(h, 10).await;
+    let version = || async { h.store.endpoint_list_version(&e.id).await.unwrap().unwrap() };
+    let mut seen = vec![version().await];
+    let moved = async |what: &str, seen: &mut Vec<u64>| {
+        let now = version().await;
+        assert!(
+            !seen.contains(&now),
+            "{what}: the version did not move ({seen:?} {now})"
+        );
+        seen.push(now);
+    };
+
+    let a = inserted(h, named(h, &e, "a")).await;
+    moved("insert", &mut seen).await;
+    h.store
+        .update_endpoint(&e.id, a.id(), rename("b"), &audit_for(&e.id))
+        .await
+        .unwrap();
+    moved("update", &mut seen).await;
+    upload(h, &e, "name,password\nc,secret-c\n").await.unwrap();
+    moved("CSV upload", &mut seen).await;
+    let c = h.store.list_endpoints(&e.id).await.unwrap()[1].clone();
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, c.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    moved("delete", &mut seen).await;
+
+    let still = *seen.last().unwrap();
+    // Refused or failed writes, reads, other enterprises and other records leave it.
+    let failing: EndpointChange = Box::new(|_| Err(Error::invalid("no")));
+    assert!(
+        h.store
+            .update_endpoint(&e.id, a.id(), failing, &audit_for(&e.id))
+            .await
+            .is_err()
+    );
+    assert!(
+        upload(h, &e, "name,password\nx,p-1\ny,p-2\nz,p-3\n")
+            .await
+            .is_err(),
+        "over the limit"
+    );
+    assert!(
+        !h.store
+            .delete_endpoint(&e.id, c.id(), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    inserted(h, named(h, &other, "elsewhere")).await;
+    h.store
+        .save_statuses(&e.id, &[status(a.id(), 1_000, true)])
+        .await
+        .unwrap();
+    h.store.list_endpoints(&e.id).await.unwrap();
+    assert_eq!(version().await, still);
+
+    let unknown = EnterpriseId::from_trusted(new_id());
+    assert_eq!(h.store.endpoint_list_version(&unknown).await.unwrap(), None);
+}
+
+/// One read gives a command the endpoint, its own enterprise's listener and the public key.
+pub async fn a_command_context_is_the_endpoint_its_listener_and_the_key(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let other = enterprise(h, 10).await;
+    let l = listener(h, &e, "here").await;
+    let key = "eUGHF1ugSQdXEtnGAFGyOk1fJp1WD0xZR1ZTgWVeyzM=".to_owned();
+    assert!(
+        h.store
+            .set_public_key(&e.id, Some(key.clone()), &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    let with = inserted(
+        h,
+        endpoint(
+            h,
+            &e,
+            json!({"name": "with", "listenerServiceId": l.id.as_str()}),
+        ),
+    )
+    .await;
+    let without = inserted(h, named(h, &e, "without")).await;
+
+    let ctx = h
+        .store
+        .command_context(&e.id, with.id())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ctx.endpoint, with);
+    assert_eq!(ctx.listener.as_ref().map(|l| &l.id), Some(&l.id));
+    assert_eq!(ctx.listener.unwrap().secret, l.secret);
+    assert_eq!(ctx.enterprise_public_key, Some(key));
+
+    let ctx = h
+        .store
+        .command_context(&e.id, without.id())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((ctx.endpoint, ctx.listener.is_none()), (without, true));
+
+    // Another enterprise's endpoint is none of this one's.
+    assert!(
+        h.store
+            .command_context(&other.id, with.id())
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -1,0 +1,1 @@
+ALTER TABLE enterprises DROP COLUMN endpoints_version;
