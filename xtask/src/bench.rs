@@ -698,8 +698,19 @@ fn cpu_model() -> String {
 }
 
 /// The checked-out commit, read from `.git` (a branch ref, packed or loose, or a detached HEAD).
+/// In a linked worktree `.git` is a file naming the worktree's git directory, whose `commondir`
+/// holds the shared refs.
 fn commit(root: &Path) -> String {
-    let git = root.join(".git");
+    let mut git = root.join(".git");
+    let mut common = git.clone();
+    if let Some(linked) = std::fs::read_to_string(&git)
+        .ok()
+        .and_then(|f| f.trim().strip_prefix("gitdir: ").map(PathBuf::from))
+    {
+        git = root.join(linked);
+        common = std::fs::read_to_string(git.join("commondir"))
+            .map_or_else(|_| git.clone(), |c| git.join(c.trim()));
+    }
     let short = |id: &str| id.trim().chars().take(7).collect::<String>();
     let Ok(head) = std::fs::read_to_string(git.join("HEAD")) else {
         return "unknown".to_owned();
@@ -707,10 +718,12 @@ fn commit(root: &Path) -> String {
     let Some(reference) = head.trim().strip_prefix("ref: ") else {
         return short(&head);
     };
-    if let Ok(id) = std::fs::read_to_string(git.join(reference)) {
-        return short(&id);
+    for dir in [&git, &common] {
+        if let Ok(id) = std::fs::read_to_string(dir.join(reference)) {
+            return short(&id);
+        }
     }
-    std::fs::read_to_string(git.join("packed-refs"))
+    std::fs::read_to_string(common.join("packed-refs"))
         .ok()
         .and_then(|packed| {
             packed
@@ -731,6 +744,32 @@ mod tests {
         let other = r#"{"fields":{"message":"migrated","note":"roomlink is listening soon","address":"x"}}"#;
         assert_eq!(listening_address(other), None);
         assert_eq!(listening_address("roomlink is listening (not JSON)"), None);
+    }
+
+    #[test]
+    fn reads_the_commit_of_a_linked_worktree() {
+        let base = std::env::temp_dir().join(format!("xtask-commit-{}", std::process::id()));
+        let (main, tree) = (base.join("main"), base.join("tree"));
+        let linked = main.join(".git/worktrees/tree");
+        std::fs::create_dir_all(main.join(".git/refs/heads")).unwrap();
+        std::fs::create_dir_all(&linked).unwrap();
+        std::fs::create_dir_all(&tree).unwrap();
+        std::fs::write(tree.join(".git"), format!("gitdir: {}\n", linked.display())).unwrap();
+        std::fs::write(linked.join("commondir"), "../..\n").unwrap();
+        std::fs::write(linked.join("HEAD"), "ref: refs/heads/side\n").unwrap();
+        std::fs::write(main.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(main.join(".git/refs/heads/main"), "1111111aaaa\n").unwrap();
+        std::fs::write(main.join(".git/refs/heads/side"), "2222222bbbb\n").unwrap();
+        assert_eq!(commit(&main), "1111111");
+        assert_eq!(commit(&tree), "2222222");
+        std::fs::remove_file(main.join(".git/refs/heads/side")).unwrap();
+        std::fs::write(
+            main.join(".git/packed-refs"),
+            "3333333cccc refs/heads/side\n",
+        )
+        .unwrap();
+        assert_eq!(commit(&tree), "3333333");
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]
