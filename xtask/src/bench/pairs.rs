@@ -222,28 +222,34 @@ impl Lab {
         warm_up(&a)?.checked(&format!("pair {pair} roomlink warm-up"))?;
         warm_up(&b)?.checked(&format!("pair {pair} {b_name} warm-up"))?;
         let (mut rates_a, mut rates_b) = (Vec::new(), Vec::new());
+        let (mut p99_a, mut p99_b) = (Vec::new(), Vec::new());
         for _ in 0..self.options.rounds {
-            rates_a.push(
-                a.run(&self.scratch)?
-                    .checked(&format!("pair {pair} roomlink"))?
-                    .requests_per_sec,
-            );
-            rates_b.push(
-                b.run(&self.scratch)?
-                    .checked(&format!("pair {pair} {b_name}"))?
-                    .requests_per_sec,
-            );
+            let run_a = a
+                .run(&self.scratch)?
+                .checked(&format!("pair {pair} roomlink"))?;
+            let run_b = b
+                .run(&self.scratch)?
+                .checked(&format!("pair {pair} {b_name}"))?;
+            rates_a.push(run_a.requests_per_sec);
+            rates_b.push(run_b.requests_per_sec);
+            p99_a.push(run_a.p99_ms);
+            p99_b.push(run_b.p99_ms);
         }
         report.samples(&format!("pair {pair} roomlink"), "req/s", &rates_a);
         report.samples(&format!("pair {pair} {b_name}"), "req/s", &rates_b);
+        report.samples(&format!("pair {pair} roomlink p99"), "ms", &p99_a);
+        report.samples(&format!("pair {pair} {b_name} p99"), "ms", &p99_b);
         let (ma, mb) = medians(&rates_a, &rates_b)?;
-        Ok(goal.row(
-            pair,
-            what,
-            format!("{} req/s", num(ma)),
-            format!("{} req/s ({b_name})", num(mb)),
-            ma / mb,
-        ))
+        let (pa, pb) = medians(&p99_a, &p99_b)?;
+        Ok(goal
+            .row(
+                pair,
+                what,
+                format!("{} req/s", num(ma)),
+                format!("{} req/s ({b_name})", num(mb)),
+                ma / mb,
+            )
+            .with_p99(pa, Some(pb)))
     }
 
     fn pair_status(&self, report: &mut Report, setup: &Setup, d: Duration) -> Result<Row, String> {
@@ -474,13 +480,21 @@ impl Lab {
         warm_up(&a)?.checked("pair 5 roomlink warm-up")?;
         warm_up(&b)?.checked("pair 5 simulator warm-up")?;
         let (mut la, mut lb) = (Vec::new(), Vec::new());
+        let (mut p99_a, mut p99_b) = (Vec::new(), Vec::new());
         for _ in 0..self.options.rounds {
-            la.push(a.run(&self.scratch)?.checked("pair 5 roomlink")?.p50_ms);
-            lb.push(b.run(&self.scratch)?.checked("pair 5 simulator")?.p50_ms);
+            let run_a = a.run(&self.scratch)?.checked("pair 5 roomlink")?;
+            let run_b = b.run(&self.scratch)?.checked("pair 5 simulator")?;
+            la.push(run_a.p50_ms);
+            lb.push(run_b.p50_ms);
+            p99_a.push(run_a.p99_ms);
+            p99_b.push(run_b.p99_ms);
         }
         report.samples("pair 5 join through roomlink, p50", "ms", &la);
         report.samples("pair 5 join straight to the simulator, p50", "ms", &lb);
+        report.samples("pair 5 join through roomlink, p99", "ms", &p99_a);
+        report.samples("pair 5 join straight to the simulator, p99", "ms", &p99_b);
         let (ma, mb) = medians(&la, &lb)?;
+        let (pa, pb) = medians(&p99_a, &p99_b)?;
         let added = ma - mb;
         Ok(Row {
             pair: "5".into(),
@@ -488,9 +502,11 @@ impl Lab {
             roomlink: format!("{} ms", num(ma)),
             other: format!("{} ms (simulator)", num(mb)),
             result: format!("+{added:.2} ms"),
+            p99: String::new(),
             goal: "<= 1 ms added".into(),
             verdict: if added <= 1.0 { Verdict::Met } else { Verdict::NotMet },
-        })
+        }
+        .with_p99(pa, Some(pb)))
     }
 
     fn pair_basic_flood(
@@ -551,6 +567,7 @@ impl Lab {
 
         probe.run(&self.scratch)?.checked("pair 6 token warm-up")?;
         let (mut alone, mut flooded, mut basic_rates) = (Vec::new(), Vec::new(), Vec::new());
+        let mut basic_p99 = Vec::new();
         for round in 0..self.options.rounds {
             alone.push(
                 probe
@@ -572,12 +589,15 @@ impl Lab {
             let flood_report = flood_report?.checked("pair 6 Basic flood")?;
             flooded.push(under.p99_ms);
             basic_rates.push(flood_report.requests_per_sec);
+            basic_p99.push(flood_report.p99_ms);
         }
         report.samples("pair 6 token p99 alone", "ms", &alone);
         report.samples("pair 6 token p99 under the Basic flood", "ms", &flooded);
         report.samples("pair 6 Basic req/s during the flood", "req/s", &basic_rates);
+        report.samples("pair 6 Basic p99 during the flood", "ms", &basic_p99);
         let (m_alone, m_flooded) = medians(&alone, &flooded)?;
         let m_basic = median(&basic_rates).ok_or("no samples")?;
+        let m_basic_p99 = median(&basic_p99).ok_or("no samples")?;
         let ideal = self.cores as f64 * 1000.0 / verify_ms;
         report.notes.push(format!(
             "pair 6: one bcrypt verify at cost {cost} takes {verify_ms:.1} ms on one core (bench-peer bcrypt, {iterations} verifies); \
@@ -601,13 +621,15 @@ impl Lab {
                     self.cores
                 ),
                 result: format!("{:.0}%", 100.0 * m_basic / ideal),
+                p99: String::new(),
                 goal: ">= 90%".into(),
                 verdict: if m_basic >= 0.9 * ideal {
                     Verdict::Met
                 } else {
                     Verdict::NotMet
                 },
-            },
+            }
+            .with_p99(m_basic_p99, None),
         ])
     }
 
@@ -692,6 +714,7 @@ impl Lab {
                 roomlink: format!("{m_idle:.1} MiB"),
                 other: "-".into(),
                 result: format!("{m_idle:.1} MiB"),
+                p99: "-".into(),
                 goal: "<= 30 MiB".into(),
                 verdict: if m_idle <= 30.0 {
                     Verdict::Met
@@ -708,6 +731,7 @@ impl Lab {
                 roomlink: format!("{:.1} MiB", m_idle + m_added),
                 other: format!("{m_idle:.1} MiB (idle)"),
                 result: format!("+{m_added:.1} MiB"),
+                p99: "-".into(),
                 goal: "<= 64 MiB more".into(),
                 verdict: if m_added <= 64.0 {
                     Verdict::Met
@@ -737,6 +761,7 @@ impl Goal {
             roomlink,
             other,
             result: format!("{ratio:.2}x"),
+            p99: "-".to_owned(),
             goal,
             verdict: if met { Verdict::Met } else { Verdict::NotMet },
         }

@@ -33,6 +33,8 @@ pub struct Row {
     pub roomlink: String,
     pub other: String,
     pub result: String,
+    /// The p99 latencies of both sides (wrk's `--latency`), or "-" where wrk is not used.
+    pub p99: String,
     pub goal: String,
     pub verdict: Verdict,
 }
@@ -45,9 +47,19 @@ impl Row {
             roomlink: "not available".to_owned(),
             other: "not available".to_owned(),
             result: "not available".to_owned(),
+            p99: "-".to_owned(),
             goal: goal.to_owned(),
             verdict: Verdict::NotMeasured(why),
         }
+    }
+
+    /// Sets the p99 column from the medians of both sides (`b` absent: one side only).
+    pub fn with_p99(mut self, a: f64, b: Option<f64>) -> Row {
+        self.p99 = match b {
+            Some(b) => format!("{} / {} ms", num(a), num(b)),
+            None => format!("{} ms / -", num(a)),
+        };
+        self
     }
 }
 
@@ -82,9 +94,9 @@ impl Report {
         }
         out.push('\n');
         out.push_str(
-            "| # | measurement | roomlink (median) | compared with (median) | result | goal | met? |\n",
+            "| # | measurement | roomlink (median) | compared with (median) | result | p99 roomlink / compared (median) | goal | met? |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|\n");
+        out.push_str("|---|---|---|---|---|---|---|---|\n");
         for row in &self.rows {
             let verdict = match &row.verdict {
                 Verdict::Met => "met".to_owned(),
@@ -93,8 +105,8 @@ impl Report {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                row.pair, row.what, row.roomlink, row.other, row.result, row.goal, verdict
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                row.pair, row.what, row.roomlink, row.other, row.result, row.p99, row.goal, verdict
             );
         }
         let unmeasured: Vec<String> = self
