@@ -33,10 +33,12 @@ const PG_MAINTENANCE_DB: &str = "test";
 const BENCH_DB: &str = "roomlink_bench";
 const ANON_ROLE: &str = "roomlink_bench_anon";
 
+/// The pairs are numbered 1 to this.
+const PAIRS: u8 = 9;
 const ENDPOINTS: usize = 1_000;
 const CSV_ROWS: usize = 8_000;
 const BIG_ROWS: usize = 100_000;
-/// wrk connections for the throughput pairs (1-3), the same on both sides.
+/// wrk connections for the throughput pairs (1-3, 8, 9), the same on both sides.
 const CONNECTIONS: u32 = 16;
 /// The database pool of both roomlink and PostgREST.
 const POOL: &str = "16";
@@ -60,7 +62,7 @@ impl Options {
             duration: Duration::from_secs(10),
             quick: false,
             build: true,
-            pairs: (1..=7).collect(),
+            pairs: (1..=PAIRS).collect(),
         };
         let (mut rounds, mut duration) = (None, None);
         let mut args = args.iter();
@@ -80,7 +82,7 @@ impl Options {
                 "--pairs" => {
                     options.pairs = value("--pairs")?
                         .split(',')
-                        .map(|p| count(p.trim(), "--pairs", 1, 7).map(|n| n as u8))
+                        .map(|p| count(p.trim(), "--pairs", 1, PAIRS.into()).map(|n| n as u8))
                         .collect::<Result<_, _>>()?;
                 }
                 other => {
@@ -105,6 +107,11 @@ impl Options {
 
     fn wants(&self, pair: u8) -> bool {
         self.pairs.contains(&pair)
+    }
+
+    /// Every pair chosen (the default), whatever the order or repetitions of `--pairs`.
+    fn all_pairs(&self) -> bool {
+        (1..=PAIRS).all(|p| self.wants(p))
     }
 }
 
@@ -147,13 +154,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     {
         report.notes.push(format!(
             "other work was running when the benchmark started (1-minute load average {busy} on {cores} cores): \
-             CPU-bound results (pairs 1-3 and 6) understate and vary more than on an idle machine"
+             CPU-bound results (pairs 1-3, 6, 8 and 9) understate and vary more than on an idle machine"
         ));
     }
     report.context.push((
         "settings".into(),
         format!(
-            "{} round(s) of {} s per side{}; wrk -t1 -c{CONNECTIONS} for pairs 1-3",
+            "{} round(s) of {} s per side{}; wrk -t1 -c{CONNECTIONS} for pairs 1-3, 8 and 9",
             options.rounds,
             options.duration.as_secs(),
             if options.quick { " (--quick)" } else { "" }
@@ -196,7 +203,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "\n{table}");
     let _ = out.flush();
-    let target = if lab.options.quick || lab.options.pairs.len() < 7 || outcome.is_err() {
+    let target = if lab.options.quick || !lab.options.all_pairs() || outcome.is_err() {
         let path = dir.join("results-partial.md");
         std::fs::write(&path, &table).map_err(|e| format!("{}: {e}", path.display()))?;
         path
@@ -744,6 +751,24 @@ mod tests {
         let other = r#"{"fields":{"message":"migrated","note":"roomlink is listening soon","address":"x"}}"#;
         assert_eq!(listening_address(other), None);
         assert_eq!(listening_address("roomlink is listening (not JSON)"), None);
+    }
+
+    #[test]
+    fn pairs_are_one_to_nine() {
+        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let all = Options::parse(&[]).unwrap();
+        assert!(all.all_pairs());
+        assert_eq!(all.pairs, (1..=9).collect::<Vec<u8>>());
+        let some = Options::parse(&args(&["--pairs", "3, 8,9"])).unwrap();
+        assert_eq!(some.pairs, vec![3, 8, 9]);
+        assert!(!some.all_pairs());
+        // Nine pairs named, but not every pair: a partial run.
+        let repeated = Options::parse(&args(&["--pairs", "1,1,2,3,4,5,6,7,8"])).unwrap();
+        assert!(!repeated.all_pairs());
+        let shuffled = Options::parse(&args(&["--pairs", "9,8,7,6,5,4,3,2,1"])).unwrap();
+        assert!(shuffled.all_pairs());
+        assert!(Options::parse(&args(&["--pairs", "10"])).is_err());
+        assert!(Options::parse(&args(&["--pairs", "0"])).is_err());
     }
 
     #[test]

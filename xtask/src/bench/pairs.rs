@@ -102,11 +102,73 @@ impl Lab {
             }));
         }
         if self.options.wants(3) {
-            let row = self.pair_status(report, &setup, d);
+            let row = self.peer_pair(
+                report,
+                &setup,
+                "3",
+                "/api/endpoints/status",
+                |len| {
+                    format!(
+                        "GET /api/endpoints/status (1,000; {} KiB) vs bare actix-web, same bytes",
+                        len / 1024
+                    )
+                },
+                Goal::AtLeast(0.5),
+                d,
+            );
             report.rows.push(row.unwrap_or_else(|why| {
                 Row::unavailable(
                     "3",
                     "GET /api/endpoints/status vs bare actix-web",
+                    ">= 0.5x",
+                    why,
+                )
+            }));
+        }
+        // 8 and 9 run here, while the first roomlink still serves (pairs 6 and 7 stop it); the
+        // table lists rows by number.
+        if self.options.wants(8) {
+            let row = self.peer_pair(
+                report,
+                &setup,
+                "8",
+                "/api/endpoints",
+                |len| {
+                    format!(
+                        "GET /api/endpoints (1,000; {} KiB) with a token vs bare actix-web, same bytes",
+                        len / 1024
+                    )
+                },
+                Goal::AtLeast(0.5),
+                d,
+            );
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable(
+                    "8",
+                    "GET /api/endpoints (1,000) vs bare actix-web",
+                    ">= 0.5x",
+                    why,
+                )
+            }));
+        }
+        if self.options.wants(9) {
+            let row = self.peer_pair(
+                report,
+                &setup,
+                "9",
+                &format!("/api/endpoints/{row_id}"),
+                |len| {
+                    format!(
+                        "GET /api/endpoints/{{id}} (one row; {len} bytes) with a token vs bare actix-web, same bytes"
+                    )
+                },
+                Goal::AtLeast(0.5),
+                d,
+            );
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable(
+                    "9",
+                    "GET /api/endpoints/{id} vs bare actix-web",
                     ">= 0.5x",
                     why,
                 )
@@ -252,17 +314,30 @@ impl Lab {
             .with_p99(pa, Some(pb)))
     }
 
-    fn pair_status(&self, report: &mut Report, setup: &Setup, d: Duration) -> Result<Row, String> {
+    /// Pairs 3, 8 and 9: a GET of roomlink with the token vs bench-peer (bare actix-web)
+    /// answering the bytes roomlink answered once, with its `Content-Type`. `what` gets the size
+    /// of the answer in bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn peer_pair(
+        &self,
+        report: &mut Report,
+        setup: &Setup,
+        pair: &str,
+        path: &str,
+        what: impl Fn(usize) -> String,
+        goal: Goal,
+        d: Duration,
+    ) -> Result<Row, String> {
         let answer = http::request(
             &setup.roomlink_addr,
             "GET",
-            "/api/endpoints/status",
+            path,
             &[("X-Access-Token", &setup.token)],
             b"",
             HTTP_TIMEOUT,
         )?
-        .ok("GET /api/endpoints/status")?;
-        let body = self.scratch.join("status.json");
+        .ok(&format!("GET {path}"))?;
+        let body = self.scratch.join(format!("peer-pair{pair}.body"));
         std::fs::write(&body, &answer.body).map_err(|e| e.to_string())?;
         let content_type = answer
             .header("content-type")
@@ -276,40 +351,30 @@ impl Lab {
             .arg(&body)
             .args(["--content-type", &content_type])
             .args(["--workers", &self.cores.to_string()]);
-        let mut peer = Service::start("bench-peer", command, &self.logs.join("bench-peer.log"))?;
+        let mut peer = Service::start(
+            "bench-peer",
+            command,
+            &self.logs.join(format!("bench-peer-pair{pair}.log")),
+        )?;
         let peer_addr = peer.wait_for(SETUP_TIMEOUT, procs::listening_line)?;
-        let same = http::request(
-            &peer_addr,
-            "GET",
-            "/api/endpoints/status",
-            &[],
-            b"",
-            HTTP_TIMEOUT,
-        )?
-        .ok("bench-peer")?;
+        let same =
+            http::request(&peer_addr, "GET", path, &[], b"", HTTP_TIMEOUT)?.ok("bench-peer")?;
         if same.body != answer.body {
             return Err("bench-peer does not answer roomlink's bytes".to_owned());
         }
         let row = self.throughput_pair(
             report,
-            "3",
-            &format!(
-                "GET /api/endpoints/status (1,000; {} KiB) vs bare actix-web, same bytes",
-                answer.body.len() / 1024
-            ),
+            pair,
+            &what(answer.body.len()),
             Load::get(
-                format!("http://{}/api/endpoints/status", setup.roomlink_addr),
+                format!("http://{}{path}", setup.roomlink_addr),
                 CONNECTIONS,
                 d,
             )
             .header(format!("X-Access-Token: {}", setup.token)),
-            Load::get(
-                format!("http://{peer_addr}/api/endpoints/status"),
-                CONNECTIONS,
-                d,
-            ),
+            Load::get(format!("http://{peer_addr}{path}"), CONNECTIONS, d),
             "bare actix-web",
-            Goal::AtLeast(0.5),
+            goal,
         );
         peer.stop();
         row

@@ -97,7 +97,10 @@ impl Report {
             "| # | measurement | roomlink (median) | compared with (median) | result | p99 roomlink / compared (median) | goal | met? |\n",
         );
         out.push_str("|---|---|---|---|---|---|---|---|\n");
-        for row in &self.rows {
+        // By pair number (stable: a pair's rows keep their order), whatever order they ran in.
+        let mut rows: Vec<&Row> = self.rows.iter().collect();
+        rows.sort_by_key(|r| r.pair.parse::<u32>().unwrap_or(u32::MAX));
+        for row in rows {
             let verdict = match &row.verdict {
                 Verdict::Met => "met".to_owned(),
                 Verdict::NotMet => "**not met**".to_owned(),
@@ -176,5 +179,21 @@ mod tests {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn rows_by_pair_number() {
+        let mut report = Report::default();
+        for (pair, what) in [("9", "nine"), ("6", "six a"), ("10", "ten"), ("6", "six b")] {
+            report
+                .rows
+                .push(Row::unavailable(pair, what, "-", "why".to_owned()));
+        }
+        let table = report.markdown();
+        let order: Vec<usize> = ["six a", "six b", "nine", "ten"]
+            .iter()
+            .map(|w| table.find(&format!("| {w} |")).unwrap())
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{table}");
     }
 }
