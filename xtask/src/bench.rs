@@ -415,10 +415,16 @@ impl Lab {
         Ok(())
     }
 
-    /// Starts `roomlink serve` and waits until it listens and its database answers.
-    fn start_roomlink(&self, log: &str) -> Result<(Service, String), String> {
-        let mut service =
-            Service::start("roomlink", self.roomlink(&["serve"]), &self.logs.join(log))?;
+    /// Starts `roomlink serve` with `settings` (`ROOMLINK__*` variables) on top of the usual
+    /// ones and waits until it listens and its database answers.
+    fn start_roomlink(
+        &self,
+        log: &str,
+        settings: &[(&str, &str)],
+    ) -> Result<(Service, String), String> {
+        let mut command = self.roomlink(&["serve"]);
+        command.envs(settings.iter().copied());
+        let mut service = Service::start("roomlink", command, &self.logs.join(log))?;
         let address = service.wait_for(SETUP_TIMEOUT, listening_address)?;
         wait_http(&mut service, &address, "/readyz")?;
         Ok((service, address))
@@ -490,7 +496,7 @@ impl Lab {
             &self.logs.join("sim.log"),
         )?;
         let sim_addr = sim.wait_for(SETUP_TIMEOUT, procs::listening_line)?;
-        let (roomlink, roomlink_addr) = self.start_roomlink("roomlink.log")?;
+        let (roomlink, roomlink_addr) = self.start_roomlink("roomlink.log", &[])?;
 
         let token = self.token(&roomlink_addr, "bench-ops")?;
         let listener = http::request(

@@ -24,6 +24,8 @@ pub enum Verdict {
     Met,
     NotMet,
     NotMeasured(String),
+    /// Reported for information, against no goal.
+    NoGoal,
 }
 
 /// One line of the table.
@@ -105,6 +107,7 @@ impl Report {
                 Verdict::Met => "met".to_owned(),
                 Verdict::NotMet => "**not met**".to_owned(),
                 Verdict::NotMeasured(_) => "not measured".to_owned(),
+                Verdict::NoGoal => "-".to_owned(),
             };
             let _ = writeln!(
                 out,
