@@ -1,10 +1,13 @@
-//! `cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build]`
+//! `cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build] [--profile]`
 //!
 //! Builds the release binaries, starts roomlink (PostgreSQL, a throwaway database), the
 //! listener simulator, PostgREST and a bare actix-web peer, then measures each pair of
 //! `docs/benchmarks.md` A B A B ... and prints a table of medians, ratios and goals. A full run
 //! writes the table into `docs/benchmarks.md`; `--quick` (one round of 3 s) writes
-//! `target/bench/results-quick.md` instead. Goals are reported, never asserted.
+//! `target/bench/results-partial.md` instead. Goals are reported, never asserted.
+//!
+//! `--profile` adds, after the measured rounds of each pair, one unmeasured run of side A under
+//! `perf record` of roomlink, and lists its top frames by self time in the results.
 //!
 //! Every child process is stopped when its guard drops (errors and panics included), every
 //! wait has a deadline, and all traffic stays on 127.0.0.1.
@@ -13,6 +16,7 @@ pub mod links;
 pub mod listener;
 mod pairs;
 mod procs;
+mod profile;
 mod report;
 mod wrk;
 
@@ -53,6 +57,7 @@ struct Options {
     quick: bool,
     build: bool,
     pairs: Vec<u8>,
+    profile: bool,
 }
 
 impl Options {
@@ -63,6 +68,7 @@ impl Options {
             quick: false,
             build: true,
             pairs: (1..=PAIRS).collect(),
+            profile: false,
         };
         let (mut rounds, mut duration) = (None, None);
         let mut args = args.iter();
@@ -75,6 +81,7 @@ impl Options {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--no-build" => options.build = false,
+                "--profile" => options.profile = true,
                 "--rounds" => rounds = Some(count(&value("--rounds")?, "--rounds", 1, 50)?),
                 "--duration" => {
                     duration = Some(count(&value("--duration")?, "--duration", 1, 300)?);
@@ -87,7 +94,7 @@ impl Options {
                 }
                 other => {
                     return Err(format!(
-                        "bench: unknown argument {other:?}\nusage: cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build]"
+                        "bench: unknown argument {other:?}\nusage: cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build] [--profile]"
                     ));
                 }
             }
@@ -185,7 +192,27 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eprintln!("bench: PostgREST is not available: {why}");
     }
 
-    let lab = Lab::new(&root, &dir, &scratch, &run_dir, options, cores)?;
+    let mut profiling = false;
+    if options.profile {
+        report.profiling = Some(match profile::check(&scratch) {
+            Ok(version) => {
+                profiling = true;
+                format!(
+                    "Taken with {version} (`perf record -F 499 -g --call-graph dwarf,16384 -p <roomlink>`) during one extra run of side A \
+                 after the measured rounds of each pair, doing what one measured run does; the figures above come from the measured rounds only, \
+                 without perf. Frames are by self time (`perf report --no-children --sort symbol`), at most {} of those over 1 % of the samples; \
+                 `[.]` is user space, `[k]` the kernel.",
+                    profile::TOP_FRAMES
+                )
+            }
+            Err(why) => {
+                eprintln!("bench: --profile: {why}");
+                format!("Not profiled: {why}.")
+            }
+        });
+    }
+    let mut lab = Lab::new(&root, &dir, &scratch, &run_dir, options, cores)?;
+    lab.profiling = profiling;
     // Dropped last: the services below hold connections to it.
     let database = Database::create(&lab)?;
     let versions = lab.versions(postgrest.as_ref().ok());
@@ -219,6 +246,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Everything the pairs need: paths, addresses, credentials, options.
 struct Lab {
     bin: PathBuf,
+    /// `target/bench`.
+    dir: PathBuf,
+    /// `--profile` given and perf answers.
+    profiling: bool,
     scratch: PathBuf,
     run_dir: PathBuf,
     logs: PathBuf,
@@ -319,6 +350,8 @@ impl Lab {
         std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
         Ok(Lab {
             bin: root.join("target/release"),
+            dir: dir.to_path_buf(),
+            profiling: false,
             scratch: scratch.to_path_buf(),
             run_dir: run_dir.to_path_buf(),
             logs,
@@ -327,6 +360,48 @@ impl Lab {
             service_key: crate::base64::encode(&random_bytes(32)?),
             sim_secret: hex(&random_bytes(16)?),
         })
+    }
+
+    /// With `--profile` (and perf usable): runs `action`, an extra and unmeasured run of side A
+    /// of `pair`, under `perf record` of process `pid`, and adds its top frames to `report`.
+    fn profile(
+        &self,
+        report: &mut Report,
+        pair: &str,
+        what: &str,
+        pid: u32,
+        action: impl FnOnce() -> Result<(), String>,
+    ) {
+        if !self.profiling {
+            return;
+        }
+        eprintln!("bench: pair {pair}: profiling an extra run of roomlink's side");
+        let data = format!("perf/pair{pair}.data");
+        let flame = format!("flame-pair{pair}.svg");
+        let outcome = profile::profile(
+            pid,
+            &self.dir.join(&data),
+            &self.dir.join(&flame),
+            &self.logs.join(format!("perf-pair{pair}.log")),
+            &self.scratch,
+            action,
+        )
+        .map(|mut summary| {
+            // Shown relative to the repository.
+            summary.data = Path::new("target/bench").join(&data);
+            if let Some(Ok(svg)) = &mut summary.flame {
+                *svg = Path::new("target/bench").join(&flame);
+            }
+            summary
+        });
+        if let Err(why) = &outcome {
+            eprintln!("bench: pair {pair}: no profile: {why}");
+        }
+        report.profiles.push(profile::Profile {
+            pair: pair.to_owned(),
+            what: what.to_owned(),
+            outcome,
+        });
     }
 
     fn versions(&self, postgrest: Option<&PathBuf>) -> String {

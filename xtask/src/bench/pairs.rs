@@ -69,6 +69,7 @@ impl Lab {
                     ),
                     "PostgREST",
                     GOAL_1,
+                    setup.roomlink.pid(),
                 ),
                 Err(why) => Err(why.clone()),
             };
@@ -99,6 +100,7 @@ impl Lab {
                     ),
                     "PostgREST",
                     GOAL_2,
+                    setup.roomlink.pid(),
                 ),
                 Err(why) => Err(why.clone()),
             };
@@ -275,6 +277,7 @@ impl Lab {
         b: Load,
         b_name: &str,
         goal: Goal,
+        roomlink_pid: u32,
     ) -> Result<Row, String> {
         eprintln!("bench: pair {pair}: {what}");
         let warm_up = |load: &Load| {
@@ -305,6 +308,11 @@ impl Lab {
         report.samples(&format!("pair {pair} {b_name} p99"), "ms", &p99_b);
         let (ma, mb) = medians(&rates_a, &rates_b)?;
         let (pa, pb) = medians(&p99_a, &p99_b)?;
+        self.profile(report, pair, what, roomlink_pid, || {
+            a.run(&self.scratch)?
+                .checked(&format!("pair {pair} roomlink, profiled"))
+                .map(drop)
+        });
         Ok(goal
             .row(
                 pair,
@@ -377,6 +385,7 @@ impl Lab {
             Load::get(format!("http://{peer_addr}{path}"), CONNECTIONS, d),
             "bare actix-web",
             goal,
+            setup.roomlink.pid(),
         );
         peer.stop();
         row
@@ -479,12 +488,17 @@ impl Lab {
         report.samples("pair 4 roomlink CSV upload", "ms", &a);
         report.samples("pair 4 psql multi-row INSERT", "ms", &b);
         let (ma, mb) = medians(&a, &b)?;
+        let what = format!(
+            "PUT /api/endpoints/csv, 8,000 new rows with passwords ({} KiB) vs psql multi-row INSERTs, one transaction",
+            csv.len() / 1024
+        );
+        self.profile(report, "4", &what, setup.roomlink.pid(), || {
+            upload().map(drop)
+        });
+        clear(&setup.csv_enterprise)?;
         Ok(GOAL_4.row(
             "4",
-            &format!(
-                "PUT /api/endpoints/csv, 8,000 new rows with passwords ({} KiB) vs psql multi-row INSERTs, one transaction",
-                csv.len() / 1024
-            ),
+            &what,
             format!("{} ms", num(ma)),
             format!("{} ms (psql)", num(mb)),
             ma / mb,
@@ -563,9 +577,15 @@ impl Lab {
         let (ma, mb) = medians(&la, &lb)?;
         let (pa, pb) = medians(&p99_a, &p99_b)?;
         let added = ma - mb;
+        let what = "POST /api/endpoints/{id}/join vs the same command straight to the simulator (one connection, median latency)";
+        self.profile(report, "5", what, setup.roomlink.pid(), || {
+            a.run(&self.scratch)?
+                .checked("pair 5 roomlink, profiled")
+                .map(drop)
+        });
         Ok(Row {
             pair: "5".into(),
-            what: "POST /api/endpoints/{id}/join vs the same command straight to the simulator (one connection, median latency)".into(),
+            what: what.into(),
             roomlink: format!("{} ms", num(ma)),
             other: format!("{} ms (simulator)", num(mb)),
             result: format!("+{added:.2} ms"),
@@ -734,7 +754,7 @@ impl Lab {
         d: Duration,
         verify_ms: f64,
     ) -> Result<Vec<Row>, String> {
-        let (_roomlink, address) = self
+        let (roomlink, address) = self
             .start_roomlink("roomlink-pair6.log", &[PASSWORD_CACHE_OFF])
             .map_err(|e| {
                 if e.contains("unknown setting") {
@@ -785,6 +805,25 @@ impl Lab {
             basic_rates.push(flood_report.requests_per_sec);
             basic_p99.push(flood_report.p99_ms);
         }
+        self.profile(
+            report,
+            "6",
+            "token GET under a Basic-auth flood (password cache off)",
+            roomlink.pid(),
+            || {
+                let mut running = Service::start(
+                    "wrk (Basic flood)",
+                    flood.command(),
+                    &self.logs.join("flood-profiled.log"),
+                )?;
+                sleep(Duration::from_secs(1));
+                let under = probe.run(&self.scratch);
+                running.wait_exit(flood.deadline())?;
+                under?.checked("pair 6 token under the flood, profiled")?;
+                wrk::Report::parse(&running.log_text())?.checked("pair 6 Basic flood, profiled")?;
+                Ok(())
+            },
+        );
         report.samples("pair 6 token p99 alone", "ms", &alone);
         report.samples("pair 6 token p99 under the Basic flood", "ms", &flooded);
         report.samples("pair 6 Basic req/s during the flood", "req/s", &basic_rates);
@@ -893,6 +932,26 @@ impl Lab {
             }
             let (_, hwm) = procs::memory_kb(pid).ok_or("cannot read /proc/PID/status")?;
             service.check_alive()?;
+            if round + 1 == self.options.rounds {
+                self.profile(
+                    report,
+                    "7",
+                    "GET /api/endpoints of 100,000 (streamed)",
+                    pid,
+                    || {
+                        http::request(
+                            &address,
+                            "GET",
+                            "/api/endpoints",
+                            &[("X-Access-Token", &setup.big_token)],
+                            b"",
+                            Duration::from_secs(180),
+                        )?
+                        .ok("GET /api/endpoints (100,000), profiled")
+                        .map(drop)
+                    },
+                );
+            }
             service.stop();
             let peak = hwm.max(peak_sampled.load(Ordering::Relaxed));
             idle.push(kib(idle_rss));

@@ -1,5 +1,6 @@
 //! The results table: medians, ratios, goals, and the generated part of `docs/benchmarks.md`.
 
+use super::profile::Profile;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -78,6 +79,9 @@ pub struct Report {
     pub rows: Vec<Row>,
     pub samples: Vec<Samples>,
     pub notes: Vec<String>,
+    /// With `--profile`: how the profiles were taken (or why not), then one per pair.
+    pub profiling: Option<String>,
+    pub profiles: Vec<Profile>,
 }
 
 impl Report {
@@ -141,6 +145,75 @@ impl Report {
                 let values: Vec<String> = s.values.iter().map(|v| format!("{v:.2}")).collect();
                 let _ = writeln!(out, "- {} ({}): {}", s.label, s.unit, values.join(", "));
             }
+        }
+        if let Some(how) = &self.profiling {
+            out.push_str(&self.profiles_markdown(how));
+        }
+        out
+    }
+
+    fn profiles_markdown(&self, how: &str) -> String {
+        let mut out = String::from(
+            "
+### Profiles (top frames by self time, side A)
+
+",
+        );
+        let _ = writeln!(out, "{how}");
+        let mut profiles: Vec<&Profile> = self.profiles.iter().collect();
+        profiles.sort_by_key(|p| p.pair.parse::<u32>().unwrap_or(u32::MAX));
+        for profile in profiles {
+            let _ = writeln!(
+                out,
+                "
+#### Pair {}: {}
+",
+                profile.pair, profile.what
+            );
+            let summary = match &profile.outcome {
+                Ok(summary) => summary,
+                Err(why) => {
+                    let _ = writeln!(out, "No profile: {}", why.trim().replace('\n', " / "));
+                    continue;
+                }
+            };
+            let samples = summary
+                .samples
+                .map_or_else(String::new, |n| format!(", {n} samples"));
+            let _ = writeln!(
+                out,
+                "{:.1} s recorded{samples}; data: `{}`.",
+                summary.seconds,
+                summary.data.display()
+            );
+            match &summary.flame {
+                Some(Ok(svg)) => {
+                    let _ = writeln!(out, "Flame graph: `{}`.", svg.display());
+                }
+                Some(Err(why)) => {
+                    let _ = writeln!(out, "No flame graph: {}.", why.trim().replace('\n', " / "));
+                }
+                None => {}
+            }
+            if let Some(why) = &summary.action_error {
+                let _ = writeln!(
+                    out,
+                    "The profiled run failed before its end: {}.",
+                    why.trim().replace('\n', " / ")
+                );
+            }
+            out.push_str(
+                "
+```text
+",
+            );
+            for frame in &summary.frames {
+                let _ = writeln!(out, "{:>6.2}%  {}", frame.percent, frame.symbol);
+            }
+            out.push_str(
+                "```
+",
+            );
         }
         out
     }
