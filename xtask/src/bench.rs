@@ -219,6 +219,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     report.context.push(("software".into(), versions));
     let outcome = lab.measure(&database, postgrest, &mut report);
     drop(database);
+    lab.unprofiled(&mut report);
 
     report
         .context
@@ -402,6 +403,32 @@ impl Lab {
             what: what.to_owned(),
             outcome,
         });
+    }
+
+    /// With `--profile`: a line for every chosen pair that ended before its profile.
+    fn unprofiled(&self, report: &mut Report) {
+        if !self.profiling {
+            return;
+        }
+        for pair in (1..=PAIRS).filter(|&p| self.options.wants(p)) {
+            let pair = pair.to_string();
+            if report.profiles.iter().any(|p| p.pair == pair) {
+                continue;
+            }
+            let what = report
+                .rows
+                .iter()
+                .find(|r| r.pair == pair)
+                .map_or_else(String::new, |r| r.what.clone());
+            report.profiles.push(profile::Profile {
+                pair,
+                what,
+                outcome: Err(
+                    "the pair ended before its profiled run (see \"Not measured\" or the notes)"
+                        .to_owned(),
+                ),
+            });
+        }
     }
 
     fn versions(&self, postgrest: Option<&PathBuf>) -> String {

@@ -756,16 +756,7 @@ impl Lab {
     ) -> Result<Vec<Row>, String> {
         let (roomlink, address) = self
             .start_roomlink("roomlink-pair6.log", &[PASSWORD_CACHE_OFF])
-            .map_err(|e| {
-                if e.contains("unknown setting") {
-                    format!(
-                        "this roomlink build refuses {}={} (an unknown setting: it predates the verified-password cache),                          so every Basic request cannot be made a bcrypt verify; roomlink said: {e}",
-                        PASSWORD_CACHE_OFF.0, PASSWORD_CACHE_OFF.1
-                    )
-                } else {
-                    format!("the roomlink for pair 6 did not start: {e}")
-                }
-            })?;
+            .map_err(|e| refused_setting(&e))?;
         let url = format!("http://{address}/api/endpoints/{id}");
         let probe_script = self.scratch.join("token-probe.lua");
         std::fs::write(
@@ -1008,6 +999,23 @@ impl Lab {
 /// every Basic request is a bcrypt verify.
 const PASSWORD_CACHE_OFF: (&str, &str) = ("ROOMLINK__SECURITY__VERIFIED_PASSWORD_CACHE_SECS", "0");
 
+/// Why pair 6's roomlink did not start, on one line; names a build that does not know the
+/// setting (roomlink refuses unknown settings).
+fn refused_setting(error: &str) -> String {
+    let (key, value) = PASSWORD_CACHE_OFF;
+    match error.lines().find(|l| l.contains("unknown setting")) {
+        Some(line) => format!(
+            "this roomlink build refuses {key}={value}, so its Basic requests cannot all be bcrypt verifies \
+             (the build predates the verified-password cache; it said: {})",
+            line.trim()
+        ),
+        None => format!(
+            "the roomlink for pair 6 ({key}={value}) did not start: {}",
+            error.trim().replace('\n', " / ")
+        ),
+    }
+}
+
 // The goals of issue #15; `docs/benchmarks.md`'s table of pairs says the same.
 const GOAL_1: Goal = Goal::AtLeast(6.0);
 const GOAL_2: Goal = Goal::AtLeast(3.0);
@@ -1075,6 +1083,22 @@ fn medians(a: &[f64], b: &[f64]) -> Result<(f64, f64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_a_refused_setting_on_one_line() {
+        let refused = refused_setting(
+            "roomlink exited (exit status: 1); its log ends with:\nroomlink: configuration: unknown setting security.verified_password_cache_secs (from ROOMLINK__SECURITY__VERIFIED_PASSWORD_CACHE_SECS); every setting is listed in docs/operations.md",
+        );
+        assert!(refused.starts_with(
+            "this roomlink build refuses ROOMLINK__SECURITY__VERIFIED_PASSWORD_CACHE_SECS=0, so"
+        ));
+        assert!(refused.contains("it said: roomlink: configuration: unknown setting security.verified_password_cache_secs"));
+        assert!(!refused.contains('\n'));
+        let other =
+            refused_setting("roomlink exited (exit status: 1); its log ends with:\nno database");
+        assert!(other.starts_with("the roomlink for pair 6"));
+        assert!(!other.contains('\n'));
+    }
 
     #[test]
     fn goal_labels_and_verdicts() {
