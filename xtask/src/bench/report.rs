@@ -153,27 +153,21 @@ impl Report {
     }
 
     fn profiles_markdown(&self, how: &str) -> String {
-        let mut out = String::from(
-            "
-### Profiles (top frames by self time, side A)
-
-",
-        );
+        let mut out = String::from("\n### Profiles (top frames by self time, side A)\n\n");
         let _ = writeln!(out, "{how}");
         let mut profiles: Vec<&Profile> = self.profiles.iter().collect();
         profiles.sort_by_key(|p| p.pair.parse::<u32>().unwrap_or(u32::MAX));
+        let one_line = |text: &str| text.trim().replace('\n', " / ");
         for profile in profiles {
-            let _ = writeln!(
-                out,
-                "
-#### Pair {}: {}
-",
-                profile.pair, profile.what
-            );
+            let _ = if profile.what.is_empty() {
+                writeln!(out, "\n#### Pair {}\n", profile.pair)
+            } else {
+                writeln!(out, "\n#### Pair {}: {}\n", profile.pair, profile.what)
+            };
             let summary = match &profile.outcome {
                 Ok(summary) => summary,
                 Err(why) => {
-                    let _ = writeln!(out, "No profile: {}", why.trim().replace('\n', " / "));
+                    let _ = writeln!(out, "No profile: {}.", one_line(why));
                     continue;
                 }
             };
@@ -191,7 +185,7 @@ impl Report {
                     let _ = writeln!(out, "Flame graph: `{}`.", svg.display());
                 }
                 Some(Err(why)) => {
-                    let _ = writeln!(out, "No flame graph: {}.", why.trim().replace('\n', " / "));
+                    let _ = writeln!(out, "No flame graph: {}.", one_line(why));
                 }
                 None => {}
             }
@@ -199,21 +193,14 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "The profiled run failed before its end: {}.",
-                    why.trim().replace('\n', " / ")
+                    one_line(why)
                 );
             }
-            out.push_str(
-                "
-```text
-",
-            );
+            out.push_str("\n```text\n");
             for frame in &summary.frames {
                 let _ = writeln!(out, "{:>6.2}%  {}", frame.percent, frame.symbol);
             }
-            out.push_str(
-                "```
-",
-            );
+            out.push_str("```\n");
         }
         out
     }
@@ -255,6 +242,44 @@ mod tests {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn profiles_section() {
+        use super::super::profile::{Frame, Summary};
+        let mut report = Report {
+            profiling: Some("How.".to_owned()),
+            ..Report::default()
+        };
+        report.profiles.push(Profile {
+            pair: "9".into(),
+            what: String::new(),
+            outcome: Err("perf\nrefused".into()),
+        });
+        report.profiles.push(Profile {
+            pair: "3".into(),
+            what: "status".into(),
+            outcome: Ok(Summary {
+                seconds: 3.04,
+                samples: Some(2900),
+                frames: vec![Frame {
+                    percent: 7.5,
+                    symbol: "[.] memcpy".into(),
+                }],
+                data: "target/bench/perf/pair3.data".into(),
+                flame: None,
+                action_error: None,
+            }),
+        });
+        let text = report.markdown();
+        let section = &text[text.find("### Profiles").unwrap()..];
+        assert_eq!(
+            section,
+            "### Profiles (top frames by self time, side A)\n\nHow.\n\n#### Pair 3: status\n\n\
+             3.0 s recorded, 2900 samples; data: `target/bench/perf/pair3.data`.\n\n```text\n  7.50%  [.] memcpy\n```\n\n\
+             #### Pair 9\n\nNo profile: perf / refused.\n"
+        );
+        assert!(!Report::default().markdown().contains("### Profiles"));
     }
 
     #[test]
