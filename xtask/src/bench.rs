@@ -199,7 +199,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 profiling = true;
                 format!(
                     "Taken with {version} (`perf record -F 499 -g --call-graph dwarf,16384 -p <roomlink>`) during one extra run of side A \
-                 after the measured rounds of each pair, doing what one measured run does; the figures above come from the measured rounds only, \
+                 after the measured rounds of each pair, as long as a measured run (pairs 4 and 7 repeat their request for as long); \
+                 the figures above come from the measured rounds only, \
                  without perf. Frames are by self time (`perf report --no-children --sort symbol`), at most {} of those over 1 % of the samples; \
                  `[.]` is user space, `[k]` the kernel.",
                     profile::TOP_FRAMES
