@@ -237,6 +237,28 @@ mod tests {
     }
 
     #[test]
+    fn a_failing_perf_is_an_error_and_skips_the_run() {
+        let dir = std::env::temp_dir().join(format!("xtask-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut ran = false;
+        // No such process (or no perf at all): either way an error, and no extra run.
+        let outcome = profile(
+            u32::MAX - 1,
+            &dir.join("p.data"),
+            &dir.join("f.svg"),
+            &dir.join("perf.log"),
+            &dir,
+            || {
+                ran = true;
+                Ok(())
+            },
+        );
+        assert!(outcome.is_err());
+        assert!(!ran);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn reads_the_samples_written() {
         assert_eq!(
             samples_written(
