@@ -1,10 +1,13 @@
-//! `cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build]`
+//! `cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build] [--profile]`
 //!
 //! Builds the release binaries, starts roomlink (PostgreSQL, a throwaway database), the
 //! listener simulator, PostgREST and a bare actix-web peer, then measures each pair of
 //! `docs/benchmarks.md` A B A B ... and prints a table of medians, ratios and goals. A full run
 //! writes the table into `docs/benchmarks.md`; `--quick` (one round of 3 s) writes
-//! `target/bench/results-quick.md` instead. Goals are reported, never asserted.
+//! `target/bench/results-partial.md` instead. Goals are reported, never asserted.
+//!
+//! `--profile` adds, after the measured rounds of each pair, one unmeasured run of side A under
+//! `perf record` of roomlink, and lists its top frames by self time in the results.
 //!
 //! Every child process is stopped when its guard drops (errors and panics included), every
 //! wait has a deadline, and all traffic stays on 127.0.0.1.
@@ -13,6 +16,7 @@ pub mod links;
 pub mod listener;
 mod pairs;
 mod procs;
+mod profile;
 mod report;
 mod wrk;
 
@@ -33,10 +37,12 @@ const PG_MAINTENANCE_DB: &str = "test";
 const BENCH_DB: &str = "roomlink_bench";
 const ANON_ROLE: &str = "roomlink_bench_anon";
 
+/// The pairs are numbered 1 to this.
+const PAIRS: u8 = 9;
 const ENDPOINTS: usize = 1_000;
 const CSV_ROWS: usize = 8_000;
 const BIG_ROWS: usize = 100_000;
-/// wrk connections for the throughput pairs (1-3), the same on both sides.
+/// wrk connections for the throughput pairs (1-3, 8, 9), the same on both sides.
 const CONNECTIONS: u32 = 16;
 /// The database pool of both roomlink and PostgREST.
 const POOL: &str = "16";
@@ -51,6 +57,7 @@ struct Options {
     quick: bool,
     build: bool,
     pairs: Vec<u8>,
+    profile: bool,
 }
 
 impl Options {
@@ -60,7 +67,8 @@ impl Options {
             duration: Duration::from_secs(10),
             quick: false,
             build: true,
-            pairs: (1..=7).collect(),
+            pairs: (1..=PAIRS).collect(),
+            profile: false,
         };
         let (mut rounds, mut duration) = (None, None);
         let mut args = args.iter();
@@ -73,6 +81,7 @@ impl Options {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--no-build" => options.build = false,
+                "--profile" => options.profile = true,
                 "--rounds" => rounds = Some(count(&value("--rounds")?, "--rounds", 1, 50)?),
                 "--duration" => {
                     duration = Some(count(&value("--duration")?, "--duration", 1, 300)?);
@@ -80,12 +89,12 @@ impl Options {
                 "--pairs" => {
                     options.pairs = value("--pairs")?
                         .split(',')
-                        .map(|p| count(p.trim(), "--pairs", 1, 7).map(|n| n as u8))
+                        .map(|p| count(p.trim(), "--pairs", 1, PAIRS.into()).map(|n| n as u8))
                         .collect::<Result<_, _>>()?;
                 }
                 other => {
                     return Err(format!(
-                        "bench: unknown argument {other:?}\nusage: cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build]"
+                        "bench: unknown argument {other:?}\nusage: cargo xtask bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build] [--profile]"
                     ));
                 }
             }
@@ -105,6 +114,11 @@ impl Options {
 
     fn wants(&self, pair: u8) -> bool {
         self.pairs.contains(&pair)
+    }
+
+    /// Every pair chosen (the default), whatever the order or repetitions of `--pairs`.
+    fn all_pairs(&self) -> bool {
+        (1..=PAIRS).all(|p| self.wants(p))
     }
 }
 
@@ -147,13 +161,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     {
         report.notes.push(format!(
             "other work was running when the benchmark started (1-minute load average {busy} on {cores} cores): \
-             CPU-bound results (pairs 1-3 and 6) understate and vary more than on an idle machine"
+             CPU-bound results (pairs 1-3, 6, 8 and 9) understate and vary more than on an idle machine"
         ));
     }
     report.context.push((
         "settings".into(),
         format!(
-            "{} round(s) of {} s per side{}; wrk -t1 -c{CONNECTIONS} for pairs 1-3",
+            "{} round(s) of {} s per side{}; wrk -t1 -c{CONNECTIONS} for pairs 1-3, 8 and 9",
             options.rounds,
             options.duration.as_secs(),
             if options.quick { " (--quick)" } else { "" }
@@ -178,13 +192,35 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eprintln!("bench: PostgREST is not available: {why}");
     }
 
-    let lab = Lab::new(&root, &dir, &scratch, &run_dir, options, cores)?;
+    let mut profiling = false;
+    if options.profile {
+        report.profiling = Some(match profile::check(&scratch) {
+            Ok(version) => {
+                profiling = true;
+                format!(
+                    "Taken with {version} (`perf record -F 499 -g --call-graph dwarf,16384 -p <roomlink>`) during one extra run of side A \
+                 after the measured rounds of each pair, as long as a measured run (pairs 4 and 7 repeat their request for as long); \
+                 the figures above come from the measured rounds only, \
+                 without perf. Frames are by self time (`perf report --no-children --sort symbol`), at most {} of those over 1 % of the samples; \
+                 `[.]` is user space, `[k]` the kernel.",
+                    profile::TOP_FRAMES
+                )
+            }
+            Err(why) => {
+                eprintln!("bench: --profile: {why}");
+                format!("Not profiled: {why}.")
+            }
+        });
+    }
+    let mut lab = Lab::new(&root, &dir, &scratch, &run_dir, options, cores)?;
+    lab.profiling = profiling;
     // Dropped last: the services below hold connections to it.
     let database = Database::create(&lab)?;
     let versions = lab.versions(postgrest.as_ref().ok());
     report.context.push(("software".into(), versions));
     let outcome = lab.measure(&database, postgrest, &mut report);
     drop(database);
+    lab.unprofiled(&mut report);
 
     report
         .context
@@ -196,7 +232,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "\n{table}");
     let _ = out.flush();
-    let target = if lab.options.quick || lab.options.pairs.len() < 7 || outcome.is_err() {
+    let target = if lab.options.quick || !lab.options.all_pairs() || outcome.is_err() {
         let path = dir.join("results-partial.md");
         std::fs::write(&path, &table).map_err(|e| format!("{}: {e}", path.display()))?;
         path
@@ -212,6 +248,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Everything the pairs need: paths, addresses, credentials, options.
 struct Lab {
     bin: PathBuf,
+    /// `target/bench`.
+    dir: PathBuf,
+    /// `--profile` given and perf answers.
+    profiling: bool,
     scratch: PathBuf,
     run_dir: PathBuf,
     logs: PathBuf,
@@ -312,6 +352,8 @@ impl Lab {
         std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
         Ok(Lab {
             bin: root.join("target/release"),
+            dir: dir.to_path_buf(),
+            profiling: false,
             scratch: scratch.to_path_buf(),
             run_dir: run_dir.to_path_buf(),
             logs,
@@ -320,6 +362,74 @@ impl Lab {
             service_key: crate::base64::encode(&random_bytes(32)?),
             sim_secret: hex(&random_bytes(16)?),
         })
+    }
+
+    /// With `--profile` (and perf usable): runs `action`, an extra and unmeasured run of side A
+    /// of `pair`, under `perf record` of process `pid`, and adds its top frames to `report`.
+    fn profile(
+        &self,
+        report: &mut Report,
+        pair: &str,
+        what: &str,
+        pid: u32,
+        action: impl FnOnce() -> Result<(), String>,
+    ) {
+        if !self.profiling {
+            return;
+        }
+        eprintln!("bench: pair {pair}: profiling an extra run of roomlink's side");
+        let data = format!("perf/pair{pair}.data");
+        let flame = format!("flame-pair{pair}.svg");
+        let outcome = profile::profile(
+            pid,
+            &self.dir.join(&data),
+            &self.dir.join(&flame),
+            &self.logs.join(format!("perf-pair{pair}.log")),
+            &self.scratch,
+            action,
+        )
+        .map(|mut summary| {
+            // Shown relative to the repository.
+            summary.data = Path::new("target/bench").join(&data);
+            if let Some(Ok(svg)) = &mut summary.flame {
+                *svg = Path::new("target/bench").join(&flame);
+            }
+            summary
+        });
+        if let Err(why) = &outcome {
+            eprintln!("bench: pair {pair}: no profile: {why}");
+        }
+        report.profiles.push(profile::Profile {
+            pair: pair.to_owned(),
+            what: what.to_owned(),
+            outcome,
+        });
+    }
+
+    /// With `--profile`: a line for every chosen pair that ended before its profile.
+    fn unprofiled(&self, report: &mut Report) {
+        if !self.profiling {
+            return;
+        }
+        for pair in (1..=PAIRS).filter(|&p| self.options.wants(p)) {
+            let pair = pair.to_string();
+            if report.profiles.iter().any(|p| p.pair == pair) {
+                continue;
+            }
+            let what = report
+                .rows
+                .iter()
+                .find(|r| r.pair == pair)
+                .map_or_else(String::new, |r| r.what.clone());
+            report.profiles.push(profile::Profile {
+                pair,
+                what,
+                outcome: Err(
+                    "the pair ended before its profiled run (see \"Not measured\" or the notes)"
+                        .to_owned(),
+                ),
+            });
+        }
     }
 
     fn versions(&self, postgrest: Option<&PathBuf>) -> String {
@@ -408,10 +518,16 @@ impl Lab {
         Ok(())
     }
 
-    /// Starts `roomlink serve` and waits until it listens and its database answers.
-    fn start_roomlink(&self, log: &str) -> Result<(Service, String), String> {
-        let mut service =
-            Service::start("roomlink", self.roomlink(&["serve"]), &self.logs.join(log))?;
+    /// Starts `roomlink serve` with `settings` (`ROOMLINK__*` variables) on top of the usual
+    /// ones and waits until it listens and its database answers.
+    fn start_roomlink(
+        &self,
+        log: &str,
+        settings: &[(&str, &str)],
+    ) -> Result<(Service, String), String> {
+        let mut command = self.roomlink(&["serve"]);
+        command.envs(settings.iter().copied());
+        let mut service = Service::start("roomlink", command, &self.logs.join(log))?;
         let address = service.wait_for(SETUP_TIMEOUT, listening_address)?;
         wait_http(&mut service, &address, "/readyz")?;
         Ok((service, address))
@@ -483,7 +599,7 @@ impl Lab {
             &self.logs.join("sim.log"),
         )?;
         let sim_addr = sim.wait_for(SETUP_TIMEOUT, procs::listening_line)?;
-        let (roomlink, roomlink_addr) = self.start_roomlink("roomlink.log")?;
+        let (roomlink, roomlink_addr) = self.start_roomlink("roomlink.log", &[])?;
 
         let token = self.token(&roomlink_addr, "bench-ops")?;
         let listener = http::request(
@@ -698,8 +814,19 @@ fn cpu_model() -> String {
 }
 
 /// The checked-out commit, read from `.git` (a branch ref, packed or loose, or a detached HEAD).
+/// In a linked worktree `.git` is a file naming the worktree's git directory, whose `commondir`
+/// holds the shared refs.
 fn commit(root: &Path) -> String {
-    let git = root.join(".git");
+    let mut git = root.join(".git");
+    let mut common = git.clone();
+    if let Some(linked) = std::fs::read_to_string(&git)
+        .ok()
+        .and_then(|f| f.trim().strip_prefix("gitdir: ").map(PathBuf::from))
+    {
+        git = root.join(linked);
+        common = std::fs::read_to_string(git.join("commondir"))
+            .map_or_else(|_| git.clone(), |c| git.join(c.trim()));
+    }
     let short = |id: &str| id.trim().chars().take(7).collect::<String>();
     let Ok(head) = std::fs::read_to_string(git.join("HEAD")) else {
         return "unknown".to_owned();
@@ -707,10 +834,12 @@ fn commit(root: &Path) -> String {
     let Some(reference) = head.trim().strip_prefix("ref: ") else {
         return short(&head);
     };
-    if let Ok(id) = std::fs::read_to_string(git.join(reference)) {
-        return short(&id);
+    for dir in [&git, &common] {
+        if let Ok(id) = std::fs::read_to_string(dir.join(reference)) {
+            return short(&id);
+        }
     }
-    std::fs::read_to_string(git.join("packed-refs"))
+    std::fs::read_to_string(common.join("packed-refs"))
         .ok()
         .and_then(|packed| {
             packed
@@ -731,6 +860,50 @@ mod tests {
         let other = r#"{"fields":{"message":"migrated","note":"roomlink is listening soon","address":"x"}}"#;
         assert_eq!(listening_address(other), None);
         assert_eq!(listening_address("roomlink is listening (not JSON)"), None);
+    }
+
+    #[test]
+    fn pairs_are_one_to_nine() {
+        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let all = Options::parse(&[]).unwrap();
+        assert!(all.all_pairs());
+        assert_eq!(all.pairs, (1..=9).collect::<Vec<u8>>());
+        let some = Options::parse(&args(&["--pairs", "3, 8,9"])).unwrap();
+        assert_eq!(some.pairs, vec![3, 8, 9]);
+        assert!(!some.all_pairs());
+        // Nine pairs named, but not every pair: a partial run.
+        let repeated = Options::parse(&args(&["--pairs", "1,1,2,3,4,5,6,7,8"])).unwrap();
+        assert!(!repeated.all_pairs());
+        let shuffled = Options::parse(&args(&["--pairs", "9,8,7,6,5,4,3,2,1"])).unwrap();
+        assert!(shuffled.all_pairs());
+        assert!(Options::parse(&args(&["--pairs", "10"])).is_err());
+        assert!(Options::parse(&args(&["--pairs", "0"])).is_err());
+    }
+
+    #[test]
+    fn reads_the_commit_of_a_linked_worktree() {
+        let base = std::env::temp_dir().join(format!("xtask-commit-{}", std::process::id()));
+        let (main, tree) = (base.join("main"), base.join("tree"));
+        let linked = main.join(".git/worktrees/tree");
+        std::fs::create_dir_all(main.join(".git/refs/heads")).unwrap();
+        std::fs::create_dir_all(&linked).unwrap();
+        std::fs::create_dir_all(&tree).unwrap();
+        std::fs::write(tree.join(".git"), format!("gitdir: {}\n", linked.display())).unwrap();
+        std::fs::write(linked.join("commondir"), "../..\n").unwrap();
+        std::fs::write(linked.join("HEAD"), "ref: refs/heads/side\n").unwrap();
+        std::fs::write(main.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(main.join(".git/refs/heads/main"), "1111111aaaa\n").unwrap();
+        std::fs::write(main.join(".git/refs/heads/side"), "2222222bbbb\n").unwrap();
+        assert_eq!(commit(&main), "1111111");
+        assert_eq!(commit(&tree), "2222222");
+        std::fs::remove_file(main.join(".git/refs/heads/side")).unwrap();
+        std::fs::write(
+            main.join(".git/packed-refs"),
+            "3333333cccc refs/heads/side\n",
+        )
+        .unwrap();
+        assert_eq!(commit(&tree), "3333333");
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

@@ -68,12 +68,18 @@ impl Lab {
                         d,
                     ),
                     "PostgREST",
-                    Goal::AtLeast(4.0),
+                    GOAL_1,
+                    setup.roomlink.pid(),
                 ),
                 Err(why) => Err(why.clone()),
             };
             report.rows.push(rows.unwrap_or_else(|why| {
-                Row::unavailable("1", "GET one endpoint (token) vs PostgREST", ">= 4x", why)
+                Row::unavailable(
+                    "1",
+                    "GET one endpoint (token) vs PostgREST",
+                    &GOAL_1.label(),
+                    why,
+                )
             }));
         }
         if self.options.wants(2) {
@@ -93,21 +99,89 @@ impl Lab {
                         d,
                     ),
                     "PostgREST",
-                    Goal::AtLeast(3.0),
+                    GOAL_2,
+                    setup.roomlink.pid(),
                 ),
                 Err(why) => Err(why.clone()),
             };
             report.rows.push(rows.unwrap_or_else(|why| {
-                Row::unavailable("2", "GET the list of 1,000 vs PostgREST", ">= 3x", why)
+                Row::unavailable(
+                    "2",
+                    "GET the list of 1,000 vs PostgREST",
+                    &GOAL_2.label(),
+                    why,
+                )
             }));
         }
         if self.options.wants(3) {
-            let row = self.pair_status(report, &setup, d);
+            let row = self.peer_pair(
+                report,
+                &setup,
+                "3",
+                "/api/endpoints/status",
+                |len| {
+                    format!(
+                        "GET /api/endpoints/status (1,000; {} KiB) vs bare actix-web, same bytes",
+                        len / 1024
+                    )
+                },
+                GOAL_3,
+                d,
+            );
             report.rows.push(row.unwrap_or_else(|why| {
                 Row::unavailable(
                     "3",
                     "GET /api/endpoints/status vs bare actix-web",
-                    ">= 0.5x",
+                    &GOAL_3.label(),
+                    why,
+                )
+            }));
+        }
+        // 8 and 9 run here, while the first roomlink still serves (pairs 6 and 7 stop it); the
+        // table lists rows by number.
+        if self.options.wants(8) {
+            let row = self.peer_pair(
+                report,
+                &setup,
+                "8",
+                "/api/endpoints",
+                |len| {
+                    format!(
+                        "GET /api/endpoints (1,000; {} KiB) with a token vs bare actix-web, same bytes",
+                        len / 1024
+                    )
+                },
+                GOAL_8,
+                d,
+            );
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable(
+                    "8",
+                    "GET /api/endpoints (1,000) vs bare actix-web",
+                    &GOAL_8.label(),
+                    why,
+                )
+            }));
+        }
+        if self.options.wants(9) {
+            let row = self.peer_pair(
+                report,
+                &setup,
+                "9",
+                &format!("/api/endpoints/{row_id}"),
+                |len| {
+                    format!(
+                        "GET /api/endpoints/{{id}} (one row; {len} bytes) with a token vs bare actix-web, same bytes"
+                    )
+                },
+                GOAL_9,
+                d,
+            );
+            report.rows.push(row.unwrap_or_else(|why| {
+                Row::unavailable(
+                    "9",
+                    "GET /api/endpoints/{id} vs bare actix-web",
+                    &GOAL_9.label(),
                     why,
                 )
             }));
@@ -115,7 +189,12 @@ impl Lab {
         if self.options.wants(4) {
             let row = self.pair_csv(report, &setup);
             report.rows.push(row.unwrap_or_else(|why| {
-                Row::unavailable("4", "CSV upload of 8,000 new rows vs psql", "<= 2.5x", why)
+                Row::unavailable(
+                    "4",
+                    "CSV upload of 8,000 new rows vs psql",
+                    &GOAL_4.label(),
+                    why,
+                )
             }));
         }
         if self.options.wants(5) {
@@ -124,31 +203,18 @@ impl Lab {
                 Row::unavailable(
                     "5",
                     "join through roomlink vs straight to the simulator",
-                    "<= 1 ms added",
+                    &added_goal(GOAL_5_ADDED_MS),
                     why,
                 )
             }));
         }
-        if self.options.wants(6) {
-            match self.pair_basic_flood(report, &setup, &row_id, d) {
-                Ok(rows) => report.rows.extend(rows),
-                Err(why) => {
-                    report.rows.push(Row::unavailable(
-                        "6",
-                        "token p99 under a Basic-auth flood",
-                        "<= 3x",
-                        why.clone(),
-                    ));
-                    report.rows.push(Row::unavailable(
-                        "6",
-                        "Basic throughput vs cores / one verify",
-                        ">= 90%",
-                        why,
-                    ));
-                }
-            }
-        }
         setup.roomlink.check_alive()?;
+        if self.options.wants(6) {
+            // Stops the first roomlink: pair 6 measures one of its own, and no pair after it
+            // needs the first.
+            let rows = self.pair_basic_flood(report, &mut setup, &row_id, d);
+            report.rows.extend(rows);
+        }
         if self.options.wants(7) {
             // A fresh process per round, so the first measurements carry no history.
             setup.roomlink.stop();
@@ -158,19 +224,31 @@ impl Lab {
                     report.rows.push(Row::unavailable(
                         "7",
                         "resident memory, idle",
-                        "<= 30 MiB",
+                        &format!("<= {GOAL_7_IDLE_MIB} MiB"),
                         why.clone(),
                     ));
                     report.rows.push(Row::unavailable(
                         "7",
                         "resident memory added while streaming 100,000",
-                        "<= 64 MiB more",
+                        &format!("<= {GOAL_7_ADDED_MIB} MiB more"),
                         why,
                     ));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Repeats `once` until a side's duration has passed (at least once): profiles of pairs
+    /// whose side A is one request (4, 7) get as many samples as those of the wrk pairs.
+    fn for_a_run(&self, mut once: impl FnMut() -> Result<(), String>) -> Result<(), String> {
+        let started = Instant::now();
+        loop {
+            once()?;
+            if started.elapsed() >= self.options.duration {
+                return Ok(());
+            }
+        }
     }
 
     fn start_postgrest(&self, bin: &Path) -> Result<(Service, String), String> {
@@ -211,6 +289,7 @@ impl Lab {
         b: Load,
         b_name: &str,
         goal: Goal,
+        roomlink_pid: u32,
     ) -> Result<Row, String> {
         eprintln!("bench: pair {pair}: {what}");
         let warm_up = |load: &Load| {
@@ -222,41 +301,65 @@ impl Lab {
         warm_up(&a)?.checked(&format!("pair {pair} roomlink warm-up"))?;
         warm_up(&b)?.checked(&format!("pair {pair} {b_name} warm-up"))?;
         let (mut rates_a, mut rates_b) = (Vec::new(), Vec::new());
+        let (mut p99_a, mut p99_b) = (Vec::new(), Vec::new());
         for _ in 0..self.options.rounds {
-            rates_a.push(
-                a.run(&self.scratch)?
-                    .checked(&format!("pair {pair} roomlink"))?
-                    .requests_per_sec,
-            );
-            rates_b.push(
-                b.run(&self.scratch)?
-                    .checked(&format!("pair {pair} {b_name}"))?
-                    .requests_per_sec,
-            );
+            let run_a = a
+                .run(&self.scratch)?
+                .checked(&format!("pair {pair} roomlink"))?;
+            let run_b = b
+                .run(&self.scratch)?
+                .checked(&format!("pair {pair} {b_name}"))?;
+            rates_a.push(run_a.requests_per_sec);
+            rates_b.push(run_b.requests_per_sec);
+            p99_a.push(run_a.p99_ms);
+            p99_b.push(run_b.p99_ms);
         }
         report.samples(&format!("pair {pair} roomlink"), "req/s", &rates_a);
         report.samples(&format!("pair {pair} {b_name}"), "req/s", &rates_b);
+        report.samples(&format!("pair {pair} roomlink p99"), "ms", &p99_a);
+        report.samples(&format!("pair {pair} {b_name} p99"), "ms", &p99_b);
         let (ma, mb) = medians(&rates_a, &rates_b)?;
-        Ok(goal.row(
-            pair,
-            what,
-            format!("{} req/s", num(ma)),
-            format!("{} req/s ({b_name})", num(mb)),
-            ma / mb,
-        ))
+        let (pa, pb) = medians(&p99_a, &p99_b)?;
+        self.profile(report, pair, what, roomlink_pid, || {
+            a.run(&self.scratch)?
+                .checked(&format!("pair {pair} roomlink, profiled"))
+                .map(drop)
+        });
+        Ok(goal
+            .row(
+                pair,
+                what,
+                format!("{} req/s", num(ma)),
+                format!("{} req/s ({b_name})", num(mb)),
+                ma / mb,
+            )
+            .with_p99(pa, Some(pb)))
     }
 
-    fn pair_status(&self, report: &mut Report, setup: &Setup, d: Duration) -> Result<Row, String> {
+    /// Pairs 3, 8 and 9: a GET of roomlink with the token vs bench-peer (bare actix-web)
+    /// answering the bytes roomlink answered once, with its `Content-Type`. `what` gets the size
+    /// of the answer in bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn peer_pair(
+        &self,
+        report: &mut Report,
+        setup: &Setup,
+        pair: &str,
+        path: &str,
+        what: impl Fn(usize) -> String,
+        goal: Goal,
+        d: Duration,
+    ) -> Result<Row, String> {
         let answer = http::request(
             &setup.roomlink_addr,
             "GET",
-            "/api/endpoints/status",
+            path,
             &[("X-Access-Token", &setup.token)],
             b"",
             HTTP_TIMEOUT,
         )?
-        .ok("GET /api/endpoints/status")?;
-        let body = self.scratch.join("status.json");
+        .ok(&format!("GET {path}"))?;
+        let body = self.scratch.join(format!("peer-pair{pair}.body"));
         std::fs::write(&body, &answer.body).map_err(|e| e.to_string())?;
         let content_type = answer
             .header("content-type")
@@ -270,40 +373,31 @@ impl Lab {
             .arg(&body)
             .args(["--content-type", &content_type])
             .args(["--workers", &self.cores.to_string()]);
-        let mut peer = Service::start("bench-peer", command, &self.logs.join("bench-peer.log"))?;
+        let mut peer = Service::start(
+            "bench-peer",
+            command,
+            &self.logs.join(format!("bench-peer-pair{pair}.log")),
+        )?;
         let peer_addr = peer.wait_for(SETUP_TIMEOUT, procs::listening_line)?;
-        let same = http::request(
-            &peer_addr,
-            "GET",
-            "/api/endpoints/status",
-            &[],
-            b"",
-            HTTP_TIMEOUT,
-        )?
-        .ok("bench-peer")?;
+        let same =
+            http::request(&peer_addr, "GET", path, &[], b"", HTTP_TIMEOUT)?.ok("bench-peer")?;
         if same.body != answer.body {
             return Err("bench-peer does not answer roomlink's bytes".to_owned());
         }
         let row = self.throughput_pair(
             report,
-            "3",
-            &format!(
-                "GET /api/endpoints/status (1,000; {} KiB) vs bare actix-web, same bytes",
-                answer.body.len() / 1024
-            ),
+            pair,
+            &what(answer.body.len()),
             Load::get(
-                format!("http://{}/api/endpoints/status", setup.roomlink_addr),
+                format!("http://{}{path}", setup.roomlink_addr),
                 CONNECTIONS,
                 d,
             )
             .header(format!("X-Access-Token: {}", setup.token)),
-            Load::get(
-                format!("http://{peer_addr}/api/endpoints/status"),
-                CONNECTIONS,
-                d,
-            ),
+            Load::get(format!("http://{peer_addr}{path}"), CONNECTIONS, d),
             "bare actix-web",
-            Goal::AtLeast(0.5),
+            goal,
+            setup.roomlink.pid(),
         );
         peer.stop();
         row
@@ -406,12 +500,17 @@ impl Lab {
         report.samples("pair 4 roomlink CSV upload", "ms", &a);
         report.samples("pair 4 psql multi-row INSERT", "ms", &b);
         let (ma, mb) = medians(&a, &b)?;
-        Ok(Goal::AtMost(2.5).row(
+        let what = format!(
+            "PUT /api/endpoints/csv, 8,000 new rows with passwords ({} KiB) vs psql multi-row INSERTs, one transaction",
+            csv.len() / 1024
+        );
+        self.profile(report, "4", &what, setup.roomlink.pid(), || {
+            self.for_a_run(|| upload().map(drop))
+        });
+        clear(&setup.csv_enterprise)?;
+        Ok(GOAL_4.row(
             "4",
-            &format!(
-                "PUT /api/endpoints/csv, 8,000 new rows with passwords ({} KiB) vs psql multi-row INSERTs, one transaction",
-                csv.len() / 1024
-            ),
+            &what,
             format!("{} ms", num(ma)),
             format!("{} ms (psql)", num(mb)),
             ma / mb,
@@ -474,33 +573,94 @@ impl Lab {
         warm_up(&a)?.checked("pair 5 roomlink warm-up")?;
         warm_up(&b)?.checked("pair 5 simulator warm-up")?;
         let (mut la, mut lb) = (Vec::new(), Vec::new());
+        let (mut p99_a, mut p99_b) = (Vec::new(), Vec::new());
         for _ in 0..self.options.rounds {
-            la.push(a.run(&self.scratch)?.checked("pair 5 roomlink")?.p50_ms);
-            lb.push(b.run(&self.scratch)?.checked("pair 5 simulator")?.p50_ms);
+            let run_a = a.run(&self.scratch)?.checked("pair 5 roomlink")?;
+            let run_b = b.run(&self.scratch)?.checked("pair 5 simulator")?;
+            la.push(run_a.p50_ms);
+            lb.push(run_b.p50_ms);
+            p99_a.push(run_a.p99_ms);
+            p99_b.push(run_b.p99_ms);
         }
         report.samples("pair 5 join through roomlink, p50", "ms", &la);
         report.samples("pair 5 join straight to the simulator, p50", "ms", &lb);
+        report.samples("pair 5 join through roomlink, p99", "ms", &p99_a);
+        report.samples("pair 5 join straight to the simulator, p99", "ms", &p99_b);
         let (ma, mb) = medians(&la, &lb)?;
+        let (pa, pb) = medians(&p99_a, &p99_b)?;
         let added = ma - mb;
+        let what = "POST /api/endpoints/{id}/join vs the same command straight to the simulator (one connection, median latency)";
+        self.profile(report, "5", what, setup.roomlink.pid(), || {
+            a.run(&self.scratch)?
+                .checked("pair 5 roomlink, profiled")
+                .map(drop)
+        });
         Ok(Row {
             pair: "5".into(),
-            what: "POST /api/endpoints/{id}/join vs the same command straight to the simulator (one connection, median latency)".into(),
+            what: what.into(),
             roomlink: format!("{} ms", num(ma)),
             other: format!("{} ms (simulator)", num(mb)),
             result: format!("+{added:.2} ms"),
-            goal: "<= 1 ms added".into(),
-            verdict: if added <= 1.0 { Verdict::Met } else { Verdict::NotMet },
-        })
+            p99: String::new(),
+            goal: added_goal(GOAL_5_ADDED_MS),
+            verdict: if added <= GOAL_5_ADDED_MS {
+                Verdict::Met
+            } else {
+                Verdict::NotMet
+            },
+        }
+        .with_p99(pa, Some(pb)))
     }
 
+    /// Pair 6: the two goal rows against a roomlink started with the verified-password cache
+    /// off (every Basic request a bcrypt verify), then one row, without a goal, of Basic
+    /// throughput with the cache on (the first roomlink, default settings). Stops the first
+    /// roomlink.
     fn pair_basic_flood(
         &self,
         report: &mut Report,
-        setup: &Setup,
+        setup: &mut Setup,
         id: &str,
         d: Duration,
-    ) -> Result<Vec<Row>, String> {
+    ) -> Vec<Row> {
         eprintln!("bench: pair 6: token p99 alone and under a Basic-auth flood");
+        let verify = self.bcrypt_verify(report);
+        let cached = verify
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|&verify_ms| self.basic_cached(report, setup, id, d, verify_ms));
+        setup.roomlink.stop();
+        let uncached =
+            verify.and_then(|verify_ms| self.basic_uncached(report, setup, id, d, verify_ms));
+        let mut rows = uncached.unwrap_or_else(|why| {
+            vec![
+                Row::unavailable(
+                    "6",
+                    "token p99 under a Basic-auth flood (password cache off)",
+                    &GOAL_6_P99.label(),
+                    why.clone(),
+                ),
+                Row::unavailable(
+                    "6",
+                    "Basic throughput (password cache off) vs cores / one verify",
+                    &share_goal(GOAL_6_BASIC_SHARE),
+                    why,
+                ),
+            ]
+        });
+        rows.push(cached.unwrap_or_else(|why| {
+            Row::unavailable(
+                "6",
+                "Basic-auth throughput with the password cache on",
+                "-",
+                why,
+            )
+        }));
+        rows
+    }
+
+    /// Milliseconds of one bcrypt verify on one core at the cost of the stored hash.
+    fn bcrypt_verify(&self, report: &mut Report) -> Result<f64, String> {
         let hash = psql(
             &self.scratch,
             BENCH_DB,
@@ -533,8 +693,83 @@ impl Lab {
             .nth(1)
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| format!("bench-peer bcrypt printed {:?}", timed.stdout))?;
+        report.notes.push(format!(
+            "pair 6: one bcrypt verify at cost {cost} takes {verify_ms:.1} ms on one core (bench-peer bcrypt, {iterations} verifies)"
+        ));
+        Ok(verify_ms)
+    }
 
-        let url = format!("http://{}/api/endpoints/{id}", setup.roomlink_addr);
+    /// wrk with the same Basic credentials on every request, 4 connections per core.
+    fn basic_flood(&self, setup: &Setup, address: &str, id: &str, d: Duration) -> Load {
+        Load::get(
+            format!("http://{address}/api/endpoints/{id}"),
+            4 * self.cores as u32,
+            d,
+        )
+        .header(format!("Authorization: {}", setup.basic))
+    }
+
+    /// Basic-auth req/s on the first roomlink, its verified-password cache at the default.
+    fn basic_cached(
+        &self,
+        report: &mut Report,
+        setup: &Setup,
+        id: &str,
+        d: Duration,
+        verify_ms: f64,
+    ) -> Result<Row, String> {
+        let flood = self.basic_flood(setup, &setup.roomlink_addr, id, d);
+        let mut warm_up = self.basic_flood(setup, &setup.roomlink_addr, id, Duration::from_secs(1));
+        warm_up.connections = 1;
+        warm_up
+            .run(&self.scratch)?
+            .checked("pair 6 Basic warm-up (cache on)")?;
+        let (mut rates, mut p99s) = (Vec::new(), Vec::new());
+        for _ in 0..self.options.rounds {
+            let run = flood
+                .run(&self.scratch)?
+                .checked("pair 6 Basic flood (cache on)")?;
+            rates.push(run.requests_per_sec);
+            p99s.push(run.p99_ms);
+        }
+        report.samples("pair 6 Basic req/s, password cache on", "req/s", &rates);
+        report.samples("pair 6 Basic p99, password cache on", "ms", &p99s);
+        let (rate, p99) = medians(&rates, &p99s)?;
+        let ideal = self.cores as f64 * 1000.0 / verify_ms;
+        Ok(Row {
+            pair: "6".into(),
+            what: format!(
+                "Basic-auth throughput with the verified-password cache on (the first roomlink, default setting; the same credentials on every request, wrk -c{})",
+                flood.connections
+            ),
+            roomlink: format!("{} req/s", num(rate)),
+            other: format!(
+                "{} req/s ({} cores / {verify_ms:.1} ms)",
+                num(ideal),
+                self.cores
+            ),
+            result: format!("{:.0}%", 100.0 * rate / ideal),
+            p99: String::new(),
+            goal: "-".into(),
+            verdict: Verdict::NoGoal,
+        }
+        .with_p99(p99, None))
+    }
+
+    /// The goal rows of pair 6, against a roomlink of their own with the verified-password
+    /// cache off.
+    fn basic_uncached(
+        &self,
+        report: &mut Report,
+        setup: &Setup,
+        id: &str,
+        d: Duration,
+        verify_ms: f64,
+    ) -> Result<Vec<Row>, String> {
+        let (roomlink, address) = self
+            .start_roomlink("roomlink-pair6.log", &[PASSWORD_CACHE_OFF])
+            .map_err(|e| refused_setting(&e))?;
+        let url = format!("http://{address}/api/endpoints/{id}");
         let probe_script = self.scratch.join("token-probe.lua");
         std::fs::write(
             &probe_script,
@@ -544,13 +779,12 @@ impl Lab {
             ),
         )
         .map_err(|e| e.to_string())?;
-        let probe = Load::get(url.clone(), 4, d).script(probe_script);
-        let flood_connections = 4 * self.cores as u32;
-        let flood = Load::get(url, flood_connections, d + Duration::from_secs(2))
-            .header(format!("Authorization: {}", setup.basic));
+        let probe = Load::get(url, 4, d).script(probe_script);
+        let flood = self.basic_flood(setup, &address, id, d + Duration::from_secs(2));
 
         probe.run(&self.scratch)?.checked("pair 6 token warm-up")?;
         let (mut alone, mut flooded, mut basic_rates) = (Vec::new(), Vec::new(), Vec::new());
+        let mut basic_p99 = Vec::new();
         for round in 0..self.options.rounds {
             alone.push(
                 probe
@@ -572,28 +806,58 @@ impl Lab {
             let flood_report = flood_report?.checked("pair 6 Basic flood")?;
             flooded.push(under.p99_ms);
             basic_rates.push(flood_report.requests_per_sec);
+            basic_p99.push(flood_report.p99_ms);
         }
+        self.profile(
+            report,
+            "6",
+            "token GET under a Basic-auth flood (password cache off)",
+            roomlink.pid(),
+            || {
+                let mut running = Service::start(
+                    "wrk (Basic flood)",
+                    flood.command(),
+                    &self.logs.join("flood-profiled.log"),
+                )?;
+                sleep(Duration::from_secs(1));
+                let under = probe.run(&self.scratch);
+                running.wait_exit(flood.deadline())?;
+                under?.checked("pair 6 token under the flood, profiled")?;
+                wrk::Report::parse(&running.log_text())?.checked("pair 6 Basic flood, profiled")?;
+                Ok(())
+            },
+        );
         report.samples("pair 6 token p99 alone", "ms", &alone);
         report.samples("pair 6 token p99 under the Basic flood", "ms", &flooded);
         report.samples("pair 6 Basic req/s during the flood", "req/s", &basic_rates);
+        report.samples("pair 6 Basic p99 during the flood", "ms", &basic_p99);
         let (m_alone, m_flooded) = medians(&alone, &flooded)?;
         let m_basic = median(&basic_rates).ok_or("no samples")?;
+        let m_basic_p99 = median(&basic_p99).ok_or("no samples")?;
         let ideal = self.cores as f64 * 1000.0 / verify_ms;
         report.notes.push(format!(
-            "pair 6: one bcrypt verify at cost {cost} takes {verify_ms:.1} ms on one core (bench-peer bcrypt, {iterations} verifies); \
-             the token probe is wrk -c4 with 2 ms between requests per connection, the flood wrk -c{flood_connections} with Basic credentials on the same route"
+            "pair 6: its goal rows ran against a roomlink of their own started with {}={} (every Basic request a bcrypt verify); \
+             the token probe is wrk -c4 with 2 ms between requests per connection, the flood wrk -c{} with Basic credentials on the same route",
+            PASSWORD_CACHE_OFF.0, PASSWORD_CACHE_OFF.1, flood.connections
         ));
+        if m_basic > 1.5 * ideal {
+            report.notes.push(format!(
+                "pair 6: **the flood ran at {:.1}x of what one bcrypt verify per request allows**: the roomlink meant to have \
+                 its password cache off did not verify every request, so the pair 6 goal rows do not measure the worst case",
+                m_basic / ideal
+            ));
+        }
         Ok(vec![
-            Goal::AtMost(3.0).row(
+            GOAL_6_P99.row(
                 "6",
-                "token GET p99 under a Basic-auth flood vs alone",
+                "token GET p99 under a Basic-auth flood vs alone (password cache off)",
                 format!("{} ms (flood)", num(m_flooded)),
                 format!("{} ms (alone)", num(m_alone)),
                 m_flooded / m_alone,
             ),
             Row {
                 pair: "6".into(),
-                what: "Basic-auth throughput during the flood vs cores / one verify".into(),
+                what: "Basic-auth throughput during the flood (password cache off) vs cores / one verify".into(),
                 roomlink: format!("{} req/s", num(m_basic)),
                 other: format!(
                     "{} req/s ({} cores / {verify_ms:.1} ms)",
@@ -601,13 +865,15 @@ impl Lab {
                     self.cores
                 ),
                 result: format!("{:.0}%", 100.0 * m_basic / ideal),
-                goal: ">= 90%".into(),
-                verdict: if m_basic >= 0.9 * ideal {
+                p99: String::new(),
+                goal: share_goal(GOAL_6_BASIC_SHARE),
+                verdict: if m_basic >= GOAL_6_BASIC_SHARE * ideal {
                     Verdict::Met
                 } else {
                     Verdict::NotMet
                 },
-            },
+            }
+            .with_p99(m_basic_p99, None),
         ])
     }
 
@@ -629,7 +895,7 @@ impl Lab {
         let (mut idle, mut added, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..self.options.rounds {
             let (mut service, address) =
-                self.start_roomlink(&format!("roomlink-memory-{round}.log"))?;
+                self.start_roomlink(&format!("roomlink-memory-{round}.log"), &[])?;
             sleep(Duration::from_secs(2));
             let pid = service.pid();
             let (idle_rss, _) = procs::memory_kb(pid).ok_or("cannot read /proc/PID/status")?;
@@ -669,6 +935,28 @@ impl Lab {
             }
             let (_, hwm) = procs::memory_kb(pid).ok_or("cannot read /proc/PID/status")?;
             service.check_alive()?;
+            if round + 1 == self.options.rounds {
+                self.profile(
+                    report,
+                    "7",
+                    "GET /api/endpoints of 100,000 (streamed)",
+                    pid,
+                    || {
+                        self.for_a_run(|| {
+                            http::request(
+                                &address,
+                                "GET",
+                                "/api/endpoints",
+                                &[("X-Access-Token", &setup.big_token)],
+                                b"",
+                                Duration::from_secs(180),
+                            )?
+                            .ok("GET /api/endpoints (100,000), profiled")
+                            .map(drop)
+                        })
+                    },
+                );
+            }
             service.stop();
             let peak = hwm.max(peak_sampled.load(Ordering::Relaxed));
             idle.push(kib(idle_rss));
@@ -692,8 +980,9 @@ impl Lab {
                 roomlink: format!("{m_idle:.1} MiB"),
                 other: "-".into(),
                 result: format!("{m_idle:.1} MiB"),
-                goal: "<= 30 MiB".into(),
-                verdict: if m_idle <= 30.0 {
+                p99: "-".into(),
+                goal: format!("<= {GOAL_7_IDLE_MIB} MiB"),
+                verdict: if m_idle <= GOAL_7_IDLE_MIB {
                     Verdict::Met
                 } else {
                     Verdict::NotMet
@@ -708,8 +997,9 @@ impl Lab {
                 roomlink: format!("{:.1} MiB", m_idle + m_added),
                 other: format!("{m_idle:.1} MiB (idle)"),
                 result: format!("+{m_added:.1} MiB"),
-                goal: "<= 64 MiB more".into(),
-                verdict: if m_added <= 64.0 {
+                p99: "-".into(),
+                goal: format!("<= {GOAL_7_ADDED_MIB} MiB more"),
+                verdict: if m_added <= GOAL_7_ADDED_MIB {
                     Verdict::Met
                 } else {
                     Verdict::NotMet
@@ -719,17 +1009,70 @@ impl Lab {
     }
 }
 
+/// Pair 6's roomlink: no cache of recently verified Basic credentials (default 60 s), so
+/// every Basic request is a bcrypt verify.
+const PASSWORD_CACHE_OFF: (&str, &str) = ("ROOMLINK__SECURITY__VERIFIED_PASSWORD_CACHE_SECS", "0");
+
+/// Why pair 6's roomlink did not start, on one line; names a build that does not know the
+/// setting (roomlink refuses unknown settings).
+fn refused_setting(error: &str) -> String {
+    let (key, value) = PASSWORD_CACHE_OFF;
+    match error.lines().find(|l| l.contains("unknown setting")) {
+        Some(line) => format!(
+            "this roomlink build refuses {key}={value}, so its Basic requests cannot all be bcrypt verifies \
+             (the build predates the verified-password cache; it said: {})",
+            line.trim()
+        ),
+        None => format!(
+            "the roomlink for pair 6 ({key}={value}) did not start: {}",
+            error.trim().replace('\n', " / ")
+        ),
+    }
+}
+
+// The goals of issue #15; `docs/benchmarks.md`'s table of pairs says the same.
+const GOAL_1: Goal = Goal::AtLeast(6.0);
+const GOAL_2: Goal = Goal::AtLeast(3.0);
+const GOAL_3: Goal = Goal::AtLeast(0.5);
+const GOAL_4: Goal = Goal::AtMost(1.5);
+/// Latency a join through roomlink may add to the same command sent straight, in ms.
+const GOAL_5_ADDED_MS: f64 = 0.5;
+const GOAL_6_P99: Goal = Goal::AtMost(2.0);
+/// Basic-auth throughput as a share of cores / one bcrypt verify.
+const GOAL_6_BASIC_SHARE: f64 = 0.9;
+const GOAL_7_IDLE_MIB: f64 = 30.0;
+const GOAL_7_ADDED_MIB: f64 = 64.0;
+const GOAL_8: Goal = Goal::AtLeast(0.5);
+const GOAL_9: Goal = Goal::AtLeast(0.5);
+
+fn added_goal(ms: f64) -> String {
+    format!("<= {ms} ms added")
+}
+
+fn share_goal(share: f64) -> String {
+    format!(">= {:.0}%", share * 100.0)
+}
+
 /// How a ratio A/B is judged.
+#[derive(Clone, Copy)]
 enum Goal {
     AtLeast(f64),
     AtMost(f64),
 }
 
 impl Goal {
+    fn label(&self) -> String {
+        match *self {
+            Goal::AtLeast(x) => format!(">= {x}x"),
+            Goal::AtMost(x) => format!("<= {x}x"),
+        }
+    }
+
     fn row(&self, pair: &str, what: &str, roomlink: String, other: String, ratio: f64) -> Row {
-        let (goal, met) = match *self {
-            Goal::AtLeast(x) => (format!(">= {x}x"), ratio >= x),
-            Goal::AtMost(x) => (format!("<= {x}x"), ratio <= x),
+        let goal = self.label();
+        let met = match *self {
+            Goal::AtLeast(x) => ratio >= x,
+            Goal::AtMost(x) => ratio <= x,
         };
         Row {
             pair: pair.to_owned(),
@@ -737,6 +1080,7 @@ impl Goal {
             roomlink,
             other,
             result: format!("{ratio:.2}x"),
+            p99: "-".to_owned(),
             goal,
             verdict: if met { Verdict::Met } else { Verdict::NotMet },
         }
@@ -747,5 +1091,40 @@ fn medians(a: &[f64], b: &[f64]) -> Result<(f64, f64), String> {
     match (median(a), median(b)) {
         (Some(a), Some(b)) if b > 0.0 => Ok((a, b)),
         _ => Err("no usable samples".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_a_refused_setting_on_one_line() {
+        let refused = refused_setting(
+            "roomlink exited (exit status: 1); its log ends with:\nroomlink: configuration: unknown setting security.verified_password_cache_secs (from ROOMLINK__SECURITY__VERIFIED_PASSWORD_CACHE_SECS); every setting is listed in docs/operations.md",
+        );
+        assert!(refused.starts_with(
+            "this roomlink build refuses ROOMLINK__SECURITY__VERIFIED_PASSWORD_CACHE_SECS=0, so"
+        ));
+        assert!(refused.contains("it said: roomlink: configuration: unknown setting security.verified_password_cache_secs"));
+        assert!(!refused.contains('\n'));
+        let other =
+            refused_setting("roomlink exited (exit status: 1); its log ends with:\nno database");
+        assert!(other.starts_with("the roomlink for pair 6"));
+        assert!(!other.contains('\n'));
+    }
+
+    #[test]
+    fn goal_labels_and_verdicts() {
+        assert_eq!(GOAL_1.label(), ">= 6x");
+        assert_eq!(GOAL_4.label(), "<= 1.5x");
+        assert_eq!(GOAL_6_P99.label(), "<= 2x");
+        assert_eq!(added_goal(GOAL_5_ADDED_MS), "<= 0.5 ms added");
+        assert_eq!(share_goal(GOAL_6_BASIC_SHARE), ">= 90%");
+        let met = |row: Row| matches!(row.verdict, Verdict::Met);
+        assert!(met(GOAL_1.row("1", "", String::new(), String::new(), 6.0)));
+        assert!(!met(GOAL_1.row("1", "", String::new(), String::new(), 5.9)));
+        assert!(met(GOAL_4.row("4", "", String::new(), String::new(), 1.5)));
+        assert!(!met(GOAL_4.row("4", "", String::new(), String::new(), 1.6)));
     }
 }

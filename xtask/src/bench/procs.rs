@@ -102,6 +102,18 @@ impl Service {
         }
     }
 
+    /// SIGINT (perf record writes its data on it); does not wait.
+    pub fn interrupt(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+
     /// SIGTERM, a short grace period, then SIGKILL; always reaps the child.
     pub fn stop(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {

@@ -1,5 +1,6 @@
 //! The results table: medians, ratios, goals, and the generated part of `docs/benchmarks.md`.
 
+use super::profile::Profile;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -24,6 +25,8 @@ pub enum Verdict {
     Met,
     NotMet,
     NotMeasured(String),
+    /// Reported for information, against no goal.
+    NoGoal,
 }
 
 /// One line of the table.
@@ -33,6 +36,8 @@ pub struct Row {
     pub roomlink: String,
     pub other: String,
     pub result: String,
+    /// The p99 latencies of both sides (wrk's `--latency`), or "-" where wrk is not used.
+    pub p99: String,
     pub goal: String,
     pub verdict: Verdict,
 }
@@ -45,9 +50,19 @@ impl Row {
             roomlink: "not available".to_owned(),
             other: "not available".to_owned(),
             result: "not available".to_owned(),
+            p99: "-".to_owned(),
             goal: goal.to_owned(),
             verdict: Verdict::NotMeasured(why),
         }
+    }
+
+    /// Sets the p99 column from the medians of both sides (`b` absent: one side only).
+    pub fn with_p99(mut self, a: f64, b: Option<f64>) -> Row {
+        self.p99 = match b {
+            Some(b) => format!("{} / {} ms", num(a), num(b)),
+            None => format!("{} ms / -", num(a)),
+        };
+        self
     }
 }
 
@@ -64,6 +79,9 @@ pub struct Report {
     pub rows: Vec<Row>,
     pub samples: Vec<Samples>,
     pub notes: Vec<String>,
+    /// With `--profile`: how the profiles were taken (or why not), then one per pair.
+    pub profiling: Option<String>,
+    pub profiles: Vec<Profile>,
 }
 
 impl Report {
@@ -82,19 +100,23 @@ impl Report {
         }
         out.push('\n');
         out.push_str(
-            "| # | measurement | roomlink (median) | compared with (median) | result | goal | met? |\n",
+            "| # | measurement | roomlink (median) | compared with (median) | result | p99 roomlink / compared (median) | goal | met? |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|\n");
-        for row in &self.rows {
+        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        // By pair number (stable: a pair's rows keep their order), whatever order they ran in.
+        let mut rows: Vec<&Row> = self.rows.iter().collect();
+        rows.sort_by_key(|r| r.pair.parse::<u32>().unwrap_or(u32::MAX));
+        for row in rows {
             let verdict = match &row.verdict {
                 Verdict::Met => "met".to_owned(),
                 Verdict::NotMet => "**not met**".to_owned(),
                 Verdict::NotMeasured(_) => "not measured".to_owned(),
+                Verdict::NoGoal => "-".to_owned(),
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                row.pair, row.what, row.roomlink, row.other, row.result, row.goal, verdict
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                row.pair, row.what, row.roomlink, row.other, row.result, row.p99, row.goal, verdict
             );
         }
         let unmeasured: Vec<String> = self
@@ -123,6 +145,62 @@ impl Report {
                 let values: Vec<String> = s.values.iter().map(|v| format!("{v:.2}")).collect();
                 let _ = writeln!(out, "- {} ({}): {}", s.label, s.unit, values.join(", "));
             }
+        }
+        if let Some(how) = &self.profiling {
+            out.push_str(&self.profiles_markdown(how));
+        }
+        out
+    }
+
+    fn profiles_markdown(&self, how: &str) -> String {
+        let mut out = String::from("\n### Profiles (top frames by self time, side A)\n\n");
+        let _ = writeln!(out, "{how}");
+        let mut profiles: Vec<&Profile> = self.profiles.iter().collect();
+        profiles.sort_by_key(|p| p.pair.parse::<u32>().unwrap_or(u32::MAX));
+        let one_line = |text: &str| text.trim().replace('\n', " / ");
+        for profile in profiles {
+            let _ = if profile.what.is_empty() {
+                writeln!(out, "\n#### Pair {}\n", profile.pair)
+            } else {
+                writeln!(out, "\n#### Pair {}: {}\n", profile.pair, profile.what)
+            };
+            let summary = match &profile.outcome {
+                Ok(summary) => summary,
+                Err(why) => {
+                    let _ = writeln!(out, "No profile: {}.", one_line(why));
+                    continue;
+                }
+            };
+            let samples = summary
+                .samples
+                .map_or_else(String::new, |n| format!(", {n} samples"));
+            let _ = writeln!(
+                out,
+                "{:.1} s recorded{samples}; data: `{}`.",
+                summary.seconds,
+                summary.data.display()
+            );
+            match &summary.flame {
+                Some(Ok(svg)) => {
+                    let _ = writeln!(out, "Flame graph: `{}`.", svg.display());
+                }
+                Some(Err(why)) => {
+                    let _ = writeln!(out, "No flame graph: {}.", one_line(why));
+                }
+                None => {}
+            }
+            if let Some(why) = &summary.action_error {
+                let _ = writeln!(
+                    out,
+                    "The profiled run failed before its end: {}.",
+                    one_line(why)
+                );
+            }
+            out.push_str("\n```text\n");
+            for frame in &summary.frames {
+                let _ = writeln!(out, "{:>6.2}%  {}", frame.percent, frame.symbol);
+            }
+            out.push_str("```\n");
         }
         out
     }
@@ -164,5 +242,59 @@ mod tests {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn profiles_section() {
+        use super::super::profile::{Frame, Summary};
+        let mut report = Report {
+            profiling: Some("How.".to_owned()),
+            ..Report::default()
+        };
+        report.profiles.push(Profile {
+            pair: "9".into(),
+            what: String::new(),
+            outcome: Err("perf\nrefused".into()),
+        });
+        report.profiles.push(Profile {
+            pair: "3".into(),
+            what: "status".into(),
+            outcome: Ok(Summary {
+                seconds: 3.04,
+                samples: Some(2900),
+                frames: vec![Frame {
+                    percent: 7.5,
+                    symbol: "[.] memcpy".into(),
+                }],
+                data: "target/bench/perf/pair3.data".into(),
+                flame: None,
+                action_error: None,
+            }),
+        });
+        let text = report.markdown();
+        let section = &text[text.find("### Profiles").unwrap()..];
+        assert_eq!(
+            section,
+            "### Profiles (top frames by self time, side A)\n\nHow.\n\n#### Pair 3: status\n\n\
+             3.0 s recorded, 2900 samples; data: `target/bench/perf/pair3.data`.\n\n```text\n  7.50%  [.] memcpy\n```\n\n\
+             #### Pair 9\n\nNo profile: perf / refused.\n"
+        );
+        assert!(!Report::default().markdown().contains("### Profiles"));
+    }
+
+    #[test]
+    fn rows_by_pair_number() {
+        let mut report = Report::default();
+        for (pair, what) in [("9", "nine"), ("6", "six a"), ("10", "ten"), ("6", "six b")] {
+            report
+                .rows
+                .push(Row::unavailable(pair, what, "-", "why".to_owned()));
+        }
+        let table = report.markdown();
+        let order: Vec<usize> = ["six a", "six b", "nine", "ten"]
+            .iter()
+            .map(|w| table.find(&format!("| {w} |")).unwrap())
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{table}");
     }
 }
