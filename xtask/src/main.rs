@@ -4,8 +4,9 @@
 //! - `boundaries`: the architecture invariants: `roomlink-domain` reaches no web framework,
 //!   database driver, HTTP client or async runtime; each crate depends only on the crates its
 //!   layer allows; no import circles between the modules of a crate.
-//! - `bench [--quick] [--rounds N] [--duration SECS]`: the benchmark pairs of
-//!   `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk); writes the table there.
+//! - `bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build] [--profile]`:
+//!   the benchmark pairs of `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk;
+//!   `--profile` adds perf's top frames of each pair); writes the table there.
 //! - `bench-listener [--devices N] [--rounds N] [--no-build]`: one status poll of N emulated
 //!   room systems through `roomlink-listener`, and its memory; writes the table there too.
 //! - `bench-links [--listeners N] [--requests N] [--no-build]`: N outbound listeners connected
