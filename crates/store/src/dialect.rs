@@ -6,9 +6,9 @@
 //! - Multi-row INSERTs: diesel builds them for SQLite only through its synchronous API, so the
 //!   SQLite side runs them on the wrapped connection (inside the same transaction).
 
-use crate::models::{EndpointRow, PairedRow, StatusRow, endpoint_upsert_changes};
+use crate::models::{EndpointRow, NewAuditRow, PairedRow, StatusRow, endpoint_upsert_changes};
 use crate::pool::SqliteConn;
-use crate::schema::{endpoint_statuses, endpoints, enterprises, paired_statuses};
+use crate::schema::{audit_log, endpoint_statuses, endpoints, enterprises, paired_statuses};
 use diesel::upsert::excluded;
 use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult, SelectableHelper};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -53,6 +53,24 @@ macro_rules! upsert_statuses {
             ))
     };
 }
+
+/// `Dialect::write_command_status` on PostgreSQL: the status upsert and the audit entry in one
+/// statement, with `synchronous_commit` off for its (implicit) transaction. The set_config CTE
+/// is referenced by the final INSERT, so it runs; a data-modifying CTE always runs.
+const COMMAND_STATUS_PG: &str = r#"WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+status AS (
+    INSERT INTO endpoint_statuses ("endpoint_id", "enterprise_id", "call_active", "reserved",
+        "dialing", "microphone_muted", "last_dial_timestamp_millis", "timestamp")
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    ON CONFLICT ("endpoint_id") DO UPDATE SET
+        "call_active" = EXCLUDED."call_active", "reserved" = EXCLUDED."reserved",
+        "dialing" = EXCLUDED."dialing", "microphone_muted" = EXCLUDED."microphone_muted",
+        "last_dial_timestamp_millis" = EXCLUDED."last_dial_timestamp_millis",
+        "timestamp" = EXCLUDED."timestamp"
+)
+INSERT INTO audit_log ("enterprise_id", "at_ms", "actor_kind", "actor_id", "actor_username",
+    "actor_roles", "operation", "target_id", "outcome", "detail")
+SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 FROM relaxed"#;
 
 pub(crate) trait Dialect {
     /// The most bind parameters one statement may carry.
@@ -101,11 +119,16 @@ pub(crate) trait Dialect {
         rows: &[StatusRow],
     ) -> impl Future<Output = QueryResult<usize>> + Send;
 
-    /// Inside a transaction: its commit returns without waiting for the disk flush. PostgreSQL
-    /// (`synchronous_commit = off` for this transaction only) keeps it atomic and visible at
-    /// once; a crash of the database server itself may lose the last few hundred milliseconds
-    /// of such commits. SQLite: no change.
-    fn commit_without_waiting_for_disk(&mut self) -> impl Future<Output = QueryResult<()>> + Send;
+    /// A command's observed status (upsert) and its audit entry, atomically. PostgreSQL: one
+    /// statement (one round trip) whose commit does not wait for the disk flush
+    /// (`synchronous_commit = off` for that transaction only): atomic and visible at once, but
+    /// a crash of the database server itself may lose the last few hundred milliseconds of such
+    /// commits. SQLite: one IMMEDIATE transaction, as every write.
+    fn write_command_status(
+        &mut self,
+        status: &StatusRow,
+        audit: &NewAuditRow<'_>,
+    ) -> impl Future<Output = QueryResult<()>> + Send;
 }
 
 /// NO KEY UPDATE on the enterprise serialises its endpoint writers without blocking inserts
@@ -160,8 +183,31 @@ impl Dialect for AsyncPgConnection {
         upsert_statuses!(rows).execute(self).await
     }
 
-    async fn commit_without_waiting_for_disk(&mut self) -> QueryResult<()> {
-        diesel::sql_query("SET LOCAL synchronous_commit = off")
+    async fn write_command_status(
+        &mut self,
+        status: &StatusRow,
+        audit: &NewAuditRow<'_>,
+    ) -> QueryResult<()> {
+        use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+        diesel::sql_query(COMMAND_STATUS_PG)
+            .bind::<Text, _>(&status.endpoint_id)
+            .bind::<Text, _>(&status.enterprise_id)
+            .bind::<Bool, _>(status.call_active)
+            .bind::<Bool, _>(status.reserved)
+            .bind::<Bool, _>(status.dialing)
+            .bind::<Bool, _>(status.microphone_muted)
+            .bind::<Nullable<BigInt>, _>(status.last_dial_timestamp_millis)
+            .bind::<BigInt, _>(status.timestamp)
+            .bind::<Text, _>(audit.enterprise_id)
+            .bind::<BigInt, _>(audit.at_ms)
+            .bind::<Text, _>(audit.actor_kind)
+            .bind::<Text, _>(audit.actor_id)
+            .bind::<Nullable<Text>, _>(audit.actor_username)
+            .bind::<Text, _>(&audit.actor_roles)
+            .bind::<Text, _>(audit.operation)
+            .bind::<Nullable<Text>, _>(audit.target_id)
+            .bind::<Text, _>(audit.outcome)
+            .bind::<Nullable<Text>, _>(audit.detail)
             .execute(self)
             .await
             .map(drop)
@@ -221,7 +267,19 @@ impl Dialect for SqliteConn {
             .await
     }
 
-    async fn commit_without_waiting_for_disk(&mut self) -> QueryResult<()> {
-        Ok(())
+    async fn write_command_status(
+        &mut self,
+        status: &StatusRow,
+        audit: &NewAuditRow<'_>,
+    ) -> QueryResult<()> {
+        self.immediate_transaction(async |c| {
+            c.upsert_statuses(std::slice::from_ref(status)).await?;
+            diesel::insert_into(audit_log::table)
+                .values(audit)
+                .execute(c)
+                .await
+                .map(drop)
+        })
+        .await
     }
 }

@@ -3,7 +3,7 @@
 use crate::DbStore;
 use crate::dialect::{Dialect, IN_CHUNK};
 use crate::error::DbError;
-use crate::models::StatusRow;
+use crate::models::{NewAuditRow, StatusRow};
 use crate::schema::{endpoint_statuses, endpoints};
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -69,10 +69,10 @@ impl StatusStore for DbStore {
         audit: &AuditEntry,
     ) -> Result<()> {
         let row = StatusRow::new(enterprise, status);
-        db_tx!(self, |c| {
-            c.commit_without_waiting_for_disk().await?;
+        let entry = NewAuditRow::new(audit);
+        db_run!(self, |c| {
             // The endpoint was read by the command; one deleted since fails the foreign key.
-            c.upsert_statuses(std::slice::from_ref(&row))
+            c.write_command_status(&row, &entry)
                 .await
                 .map_err(|e| match e {
                     DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, _) => {
@@ -80,7 +80,6 @@ impl StatusStore for DbStore {
                     }
                     e => DbError::Query(e),
                 })?;
-            append_audit!(c, audit)?;
             Ok(())
         })
     }
