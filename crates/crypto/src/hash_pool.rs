@@ -1,12 +1,11 @@
 //! The threads that compute password hashes: one per core, under Linux's `SCHED_IDLE` policy.
 //!
 //! A hash takes tens of milliseconds of one core by design. Run at normal priority, a flood of
-//! Basic-auth requests would take every core from the workers answering token requests. Nice 19
-//! was not enough: the scheduler lets a running nice-19 thread finish its slice (milliseconds)
-//! before a woken worker gets the core, and a request crosses several wake-ups (measured: token
-//! p99 5.7 times its unloaded value during a flood). A `SCHED_IDLE` thread is preempted as soon
-//! as any normal thread wants its core, so hashes use exactly the CPU the workers leave. Where
-//! the policy cannot be set the threads fall back to nice 19.
+//! Basic-auth requests would take every core from the workers answering token requests. A
+//! `SCHED_IDLE` thread is preempted as soon as any normal thread wants its core, so hashes get
+//! the CPU the workers leave (nice 19 is the fallback where the policy cannot be set). Token
+//! requests still see long tails during such a flood; docs/benchmarks.md (pair 6) has the
+//! measurements and what is suspected.
 //!
 //! The queue is bounded: a job beyond [`HashPool::max_waiting`] is refused at once
 //! ([`Refused::Busy`]) rather than queued for seconds. A job whose requester has gone (client
