@@ -1,11 +1,12 @@
-//! The threads that compute password hashes: one per core, under Linux's `SCHED_IDLE` policy.
+//! The threads that compute password hashes: one per core, at the lowest CPU priority (nice 19).
 //!
 //! A hash takes tens of milliseconds of one core by design. Run at normal priority, a flood of
-//! Basic-auth requests would take every core from the workers answering token requests. A
-//! `SCHED_IDLE` thread is preempted as soon as any normal thread wants its core, so hashes get
-//! the CPU the workers leave (nice 19 is the fallback where the policy cannot be set). Token
-//! requests still see long tails during such a flood; docs/benchmarks.md (pair 6) has the
-//! measurements and what is suspected.
+//! Basic-auth requests would take every core from the workers answering token requests; at
+//! nice 19 the hashes mostly use what the workers leave. Linux's `SCHED_IDLE` policy was tried
+//! instead and measured worse in the tail (token p99 under a flood 138-329 ms against 26-71 ms
+//! at nice 19 on the same day; docs/benchmarks.md, pair 6). My reading, not proven: a thread that
+//! runs only when no other wants a core can hold a lock (an allocator arena's, say) that a
+//! worker then waits for.
 //!
 //! The queue is bounded: a job beyond [`HashPool::max_waiting`] is refused at once
 //! ([`Refused::Busy`]) rather than queued for seconds. A job whose requester has gone (client
@@ -101,30 +102,12 @@ impl HashPool {
     }
 }
 
-/// `SCHED_IDLE` for the calling thread, else nice 19.
-fn lowest_priority() {
-    use thread_priority::unix::{
-        NormalThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
-        thread_native_id,
-    };
-    use thread_priority::{ThreadPriority, set_current_thread_priority};
-    let idle = set_thread_priority_and_policy(
-        thread_native_id(),
-        ThreadPriority::Min,
-        ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
-    );
-    if let Err(idle) = idle {
-        match set_current_thread_priority(ThreadPriority::Min) {
-            Ok(()) => {
-                tracing::warn!(error = ?idle, "password hashing runs at nice 19, not SCHED_IDLE")
-            }
-            Err(e) => tracing::warn!(error = ?e, "password hashing runs at normal CPU priority"),
-        }
-    }
-}
-
 fn work(jobs: &Mutex<Receiver<Job>>) {
-    lowest_priority();
+    if let Err(e) =
+        thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Min)
+    {
+        tracing::warn!(error = ?e, "password hashing runs at normal CPU priority");
+    }
     loop {
         // The lock is held only while waiting for the next job, not while running it.
         let job = match jobs.lock() {
@@ -182,18 +165,18 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[tokio::test]
-    async fn hashing_threads_run_under_sched_idle() {
+    async fn hashing_threads_run_at_the_lowest_priority() {
         let pool = HashPool::start(1, 1);
-        // Field 41 of /proc/<tid>/stat is the policy (5 = SCHED_IDLE); fields 3.. follow ")".
-        let policy = pool
+        // Field 19 of /proc/<tid>/stat is the nice value; fields 3.. follow the ")".
+        let nice = pool
             .run(|| {
                 let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
                 let after = stat.rsplit_once(')').map(|(_, rest)| rest.to_owned());
-                after.and_then(|rest| rest.split_whitespace().nth(38)?.parse::<i32>().ok())
+                after.and_then(|rest| rest.split_whitespace().nth(16)?.parse::<i32>().ok())
             })
             .await
             .ok()
             .flatten();
-        assert_eq!(policy, Some(5));
+        assert_eq!(nice, Some(19));
     }
 }

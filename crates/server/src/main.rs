@@ -7,11 +7,6 @@ use roomlink_domain::access::Role;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// mimalloc: a free from another thread takes no lock (see the workspace manifest), and it is
-/// faster than glibc's allocator on the request paths measured in docs/benchmarks.md.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(
     name = "roomlink",
