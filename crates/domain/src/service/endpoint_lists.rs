@@ -39,10 +39,6 @@ impl CachedList {
         self.rows.get(id).cloned()
     }
 
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
@@ -186,8 +182,9 @@ impl EndpointLists {
             .insert(enterprise.clone(), Entry { list, stored });
     }
 
-    /// Bytes held now (for metrics and tests).
-    pub fn bytes(&self) -> usize {
+    /// Bytes held now.
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         self.entries.lock().map_or(0, |e| e.bytes)
     }
 }

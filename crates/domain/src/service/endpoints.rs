@@ -109,15 +109,8 @@ impl EndpointService {
         Ok(OneEndpoint::Read(Box::new(endpoint)))
     }
 
-    pub async fn list(&self, principal: &Principal) -> Result<Vec<Endpoint>> {
-        principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
-        self.endpoints
-            .list_endpoints(&principal.enterprise_id)
-            .await
-    }
-
     /// One page of the list (`limit` is clamped to 1..=`MAX_PAGE_SIZE`). The same
-    /// authorization as [`EndpointService::list`]; streaming the whole list is a walk of pages.
+    /// authorization as [`EndpointService::whole_list`]; streaming the whole list is a walk of pages.
     pub async fn page(
         &self,
         principal: &Principal,
@@ -152,14 +145,6 @@ impl EndpointService {
                 limit.clamp(1, MAX_PAGE_SIZE),
             )
             .await
-    }
-
-    pub async fn get(&self, principal: &Principal, id: &EndpointId) -> Result<Endpoint> {
-        principal.authorize(Operation::GetEndpoint, Target::Endpoint(id))?;
-        self.endpoints
-            .endpoint(&principal.enterprise_id, id)
-            .await?
-            .ok_or_else(|| id.not_found())
     }
 
     /// POST: a new endpoint from a JSON object.
@@ -565,7 +550,10 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Forbidden);
-        assert!(svc.list(&who).await.unwrap().is_empty());
+        match svc.whole_list(&who).await.unwrap() {
+            WholeList::Complete(list) => assert!(list.is_empty()),
+            WholeList::Streaming { .. } => panic!("an empty list is complete"),
+        }
     }
 
     #[tokio::test]
