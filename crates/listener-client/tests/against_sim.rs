@@ -318,6 +318,16 @@ async fn a_listener_that_is_down_is_offline_at_once() {
     assert_eq!(e.kind(), ErrorKind::ListenerOffline, "{e:?}");
     let base = sim.base.clone();
     sim.handle.stop().await;
+    // The stop returns before the simulator's worker threads have dropped the connections they
+    // hold, and the client's pool may hold one (seen in CI: one more answer after the stop).
+    // Wait until the address refuses connections, then ask with a client that has no pool.
+    let address = base.trim_start_matches("http://").to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::net::TcpStream::connect(&address).is_ok() {
+        assert!(std::time::Instant::now() < deadline, "the simulator stops");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let client = HttpListenerClient::new(ClientConfig::default());
     let t = target_at(&base, SECRET, endpoint("e1", "127.77.0.1"), plain());
     let e = bounded(client.send(&t, &Command::HangUp))
         .await
