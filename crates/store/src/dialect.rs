@@ -3,21 +3,26 @@
 //! - Row locks: PostgreSQL locks rows (`FOR UPDATE`); SQLite has none, but `db_tx!` begins its
 //!   transactions IMMEDIATE, which takes the database's write lock up front, so plain reads
 //!   inside them are already exclusive.
-//! - Multi-row INSERTs: diesel builds them for SQLite only through its synchronous API, so the
-//!   SQLite side runs them on the wrapped connection (inside the same transaction).
+//! - Many-row INSERTs: PostgreSQL takes all rows in one statement with an array parameter per
+//!   column (`unnest`). SQLite has no arrays: it gets multi-row INSERTs within its bind limit,
+//!   which diesel builds for SQLite only through its synchronous API, so they run on the wrapped
+//!   connection (inside the same transaction).
 
-use crate::models::{EndpointRow, NewAuditRow, PairedRow, StatusRow, endpoint_upsert_changes};
+use crate::models::{
+    EndpointColumns, EndpointRow, NewAuditRow, PairedRow, StatusRow, endpoint_upsert_changes,
+};
 use crate::pool::SqliteConn;
 use crate::schema::{audit_log, endpoint_statuses, endpoints, enterprises, paired_statuses};
 use diesel::upsert::excluded;
 use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult, SelectableHelper};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use std::future::Future;
+use std::sync::LazyLock;
 
 /// Ids per `IN (…)` list: far below either backend's bind limit.
 pub(crate) const IN_CHUNK: usize = 1_000;
 
-/// The multi-row statements, one text for both backends.
+/// SQLite's multi-row statements (and PostgreSQL's status upsert).
 macro_rules! insert_endpoints {
     ($rows:expr) => {
         diesel::insert_into(endpoints::table).values($rows)
@@ -52,6 +57,40 @@ macro_rules! upsert_statuses {
                 endpoint_statuses::timestamp.eq(excluded(endpoint_statuses::timestamp)),
             ))
     };
+}
+
+/// `Dialect::insert_endpoints` on PostgreSQL: every row in one statement, a parameter per column.
+static INSERT_ENDPOINTS_PG: LazyLock<String> = LazyLock::new(|| endpoints_from_arrays(false));
+
+/// `Dialect::upsert_endpoints` on PostgreSQL: as `upsert_endpoints!`, every column but the keys.
+static UPSERT_ENDPOINTS_PG: LazyLock<String> = LazyLock::new(|| endpoints_from_arrays(true));
+
+fn endpoints_from_arrays(upsert: bool) -> String {
+    let columns = EndpointColumns::PG_COLUMNS;
+    let names: Vec<String> = columns
+        .iter()
+        .map(|(name, _)| format!("\"{name}\""))
+        .collect();
+    let arrays: Vec<String> = (1..)
+        .zip(columns)
+        .map(|(n, (_, array))| format!("${n}::{array}"))
+        .collect();
+    let mut sql = format!(
+        "INSERT INTO endpoints ({}) SELECT * FROM unnest({})",
+        names.join(", "),
+        arrays.join(", ")
+    );
+    if upsert {
+        let changes: Vec<String> = names[2..]
+            .iter()
+            .map(|name| format!("{name} = EXCLUDED.{name}"))
+            .collect();
+        sql.push_str(&format!(
+            " ON CONFLICT (\"id\") DO UPDATE SET {}",
+            changes.join(", ")
+        ));
+    }
+    sql
 }
 
 /// `Dialect::write_command_status` on PostgreSQL: the status upsert and the audit entry in one
@@ -101,13 +140,14 @@ pub(crate) trait Dialect {
         token: &str,
     ) -> impl Future<Output = QueryResult<Option<PairedRow>>> + Send;
 
-    /// One INSERT of all `rows` (at most `MAX_BINDS` parameters).
+    /// INSERTs all `rows`, in as few statements as the backend allows.
     fn insert_endpoints(
         &mut self,
         rows: &[EndpointRow],
     ) -> impl Future<Output = QueryResult<usize>> + Send;
 
-    /// One INSERT … ON CONFLICT (id) DO UPDATE of all `rows`.
+    /// INSERT … ON CONFLICT (id) DO UPDATE of all `rows`, in as few statements as the backend
+    /// allows.
     fn upsert_endpoints(
         &mut self,
         rows: &[EndpointRow],
@@ -172,11 +212,15 @@ impl Dialect for AsyncPgConnection {
     }
 
     async fn insert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
-        insert_endpoints!(rows).execute(self).await
+        EndpointColumns::new(rows)
+            .execute_pg(&INSERT_ENDPOINTS_PG, self)
+            .await
     }
 
     async fn upsert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
-        upsert_endpoints!(rows).execute(self).await
+        EndpointColumns::new(rows)
+            .execute_pg(&UPSERT_ENDPOINTS_PG, self)
+            .await
     }
 
     async fn upsert_statuses(&mut self, rows: &[StatusRow]) -> QueryResult<usize> {
@@ -251,14 +295,22 @@ impl Dialect for SqliteConn {
 
     async fn insert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
         let rows = rows.to_vec();
-        self.spawn_blocking(move |c| diesel::RunQueryDsl::execute(insert_endpoints!(&rows), c))
-            .await
+        self.spawn_blocking(move |c| {
+            rows.chunks(Self::MAX_BINDS / EndpointRow::COLUMNS)
+                .map(|chunk| diesel::RunQueryDsl::execute(insert_endpoints!(chunk), c))
+                .sum()
+        })
+        .await
     }
 
     async fn upsert_endpoints(&mut self, rows: &[EndpointRow]) -> QueryResult<usize> {
         let rows = rows.to_vec();
-        self.spawn_blocking(move |c| diesel::RunQueryDsl::execute(upsert_endpoints!(&rows), c))
-            .await
+        self.spawn_blocking(move |c| {
+            rows.chunks(Self::MAX_BINDS / EndpointRow::COLUMNS)
+                .map(|chunk| diesel::RunQueryDsl::execute(upsert_endpoints!(chunk), c))
+                .sum()
+        })
+        .await
     }
 
     async fn upsert_statuses(&mut self, rows: &[StatusRow]) -> QueryResult<usize> {

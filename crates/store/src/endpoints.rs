@@ -342,14 +342,13 @@ impl EndpointStore for DbStore {
                 .execute(c)
                 .await?;
             }
-            let per_statement = c.max_binds() / EndpointRow::COLUMNS;
-            for chunk in rows.updates.chunks(per_statement) {
-                c.upsert_endpoints(chunk)
+            if !rows.updates.is_empty() {
+                c.upsert_endpoints(&rows.updates)
                     .await
                     .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
             }
-            for chunk in rows.inserts.chunks(per_statement) {
-                c.insert_endpoints(chunk)
+            if !rows.inserts.is_empty() {
+                c.insert_endpoints(&rows.inserts)
                     .await
                     .map_err(|e| calendar_taken(e, || rows.duplicate_calendar(&calendars)))?;
             }

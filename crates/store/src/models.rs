@@ -240,6 +240,57 @@ macro_rules! endpoint_row {
             }
         }
 
+        /// [`EndpointRow`]s column by column: PostgreSQL inserts any number of them with one
+        /// statement of one array parameter per column (`unnest`), instead of a statement per
+        /// few thousand rows with a parameter per value.
+        #[derive(Default)]
+        pub(crate) struct EndpointColumns {
+            id: Vec<String>,
+            enterprise_id: Vec<String>,
+            $($field: Vec<Option<$ty>>,)*
+            password_key_id: Vec<Option<String>>,
+            password_ciphertext: Vec<Option<Vec<u8>>>,
+        }
+
+        impl EndpointColumns {
+            /// Every column with its PostgreSQL array type, in the order of the parameters.
+            pub const PG_COLUMNS: &[(&str, &str)] = &[
+                ("id", "text[]"),
+                ("enterprise_id", "text[]"),
+                $((stringify!($field), <$ty as PgColumn>::ARRAY),)*
+                ("password_key_id", "text[]"),
+                ("password_ciphertext", "bytea[]"),
+            ];
+
+            pub fn new(rows: &[EndpointRow]) -> Self {
+                let mut columns = EndpointColumns::default();
+                for r in rows {
+                    columns.id.push(r.id.clone());
+                    columns.enterprise_id.push(r.enterprise_id.clone());
+                    $(columns.$field.push(r.$field.clone());)*
+                    columns.password_key_id.push(r.password_key_id.clone());
+                    columns.password_ciphertext.push(r.password_ciphertext.clone());
+                }
+                columns
+            }
+
+            /// Runs `sql`, whose parameters are the columns in the order of [`Self::PG_COLUMNS`].
+            pub async fn execute_pg(
+                self,
+                sql: &str,
+                c: &mut diesel_async::AsyncPgConnection,
+            ) -> diesel::QueryResult<usize> {
+                use diesel::sql_types::{Array, Binary, Nullable, Text};
+                let query = diesel::sql_query(sql)
+                    .bind::<Array<Text>, _>(self.id)
+                    .bind::<Array<Text>, _>(self.enterprise_id)
+                    $(.bind::<Array<Nullable<<$ty as PgColumn>::Sql>>, _>(self.$field))*
+                    .bind::<Array<Nullable<Text>>, _>(self.password_key_id)
+                    .bind::<Array<Nullable<Binary>>, _>(self.password_ciphertext);
+                diesel_async::RunQueryDsl::execute(query, c).await
+            }
+        }
+
         macro_rules! endpoint_upsert_changes {
             () => {{
                 use diesel::upsert::excluded;
@@ -252,6 +303,27 @@ macro_rules! endpoint_row {
         }
         pub(crate) use endpoint_upsert_changes;
     };
+}
+
+/// The PostgreSQL types of a profile column's values.
+pub(crate) trait PgColumn {
+    type Sql: diesel::sql_types::SqlType + diesel::sql_types::SingleValue;
+    const ARRAY: &str;
+}
+
+impl PgColumn for String {
+    type Sql = diesel::sql_types::Text;
+    const ARRAY: &str = "text[]";
+}
+
+impl PgColumn for i32 {
+    type Sql = diesel::sql_types::Integer;
+    const ARRAY: &str = "integer[]";
+}
+
+impl PgColumn for f64 {
+    type Sql = diesel::sql_types::Double;
+    const ARRAY: &str = "double precision[]";
 }
 
 endpoint_row! {
