@@ -21,13 +21,14 @@ use layers::Layer;
 use std::process::Command;
 
 /// Every workspace crate and its layer (see [`Layer`]). A new crate goes here, or the check fails.
-const LAYERS: [(&str, Layer); 15] = [
+const LAYERS: [(&str, Layer); 16] = [
     ("roomlink-domain", Layer::Core),
     ("roomlink-store", Layer::Adapter),
     ("roomlink-http", Layer::Adapter),
     ("roomlink-crypto", Layer::Adapter),
     ("roomlink-platform", Layer::Adapter),
     ("roomlink-listener-client", Layer::Adapter),
+    ("roomlink-calendar", Layer::Adapter),
     ("roomlink-cluster", Layer::Adapter),
     ("roomlink", Layer::Wiring),
     ("roomlink-cli", Layer::Tool),

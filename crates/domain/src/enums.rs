@@ -96,7 +96,16 @@ string_enum!(
 );
 
 string_enum!(
-    CalendarType, "calendarType" { Google = "GOOGLE", Exchange = "EXCHANGE", Office365 = "OFFICE_365" }
+    /// Which calendar system a room's calendar lives in, which decides how it is read:
+    /// GOOGLE (Google Calendar, a resource calendar's events), EXCHANGE (an on-premises Exchange,
+    /// read through the listener), OFFICE_365 (Microsoft Graph, a room mailbox's calendar view),
+    /// CALDAV (any standard CalDAV server).
+    CalendarType, "calendarType" {
+        Google = "GOOGLE",
+        Exchange = "EXCHANGE",
+        Office365 = "OFFICE_365",
+        CalDav = "CALDAV",
+    }
 );
 
 string_enum!(
@@ -179,7 +188,7 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Invalid);
         assert!(e.message().contains("calendarType"), "{}", e.message());
         assert!(e.message().contains("LOTUS_NOTES"));
-        assert!(e.message().contains("GOOGLE, EXCHANGE, OFFICE_365"));
+        assert!(e.message().contains("GOOGLE, EXCHANGE, OFFICE_365, CALDAV"));
     }
 
     #[test]

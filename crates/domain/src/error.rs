@@ -217,6 +217,16 @@ impl Error {
             )
     }
 
+    /// A room's calendar could not be read. `message` must say what failed without quoting
+    /// credentials (adapters build it from the status and the server's host, never the URL's
+    /// userinfo or a response body).
+    pub fn calendar_server(calendar_id: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Error::new(ErrorKind::CalendarServerException, message.clone())
+            .with("calendarId", calendar_id)
+            .with("message", message)
+    }
+
     pub fn not_authenticated() -> Self {
         let message = "Full authentication is required to access this resource.";
         Error::new(ErrorKind::NotAuthenticated, message)

@@ -9,6 +9,7 @@
 //!   clock, ids, password hashing, secret sealing).
 //! - [`cluster`]: the ports that make several instances one (outbound listeners' links, the
 //!   event bus).
+//! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
 //! - [`service`]: the use cases, written against the ports.
 //! - [`system`]: clock and CSPRNG.
 //! - `memory` (feature `memory`, for tests only): the in-memory reference storage adapter.
@@ -18,6 +19,7 @@
 
 pub mod access;
 pub mod audit;
+pub mod calendar;
 pub mod cluster;
 pub mod endpoint;
 pub mod enterprise;

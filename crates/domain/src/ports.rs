@@ -12,10 +12,11 @@
 //! With the `mock` feature every port has a mockall mock (`MockEndpointStore`, ...).
 
 use crate::audit::{AuditEntry, AuditFilter, AuditPage};
+use crate::calendar::CalendarEvent;
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
-use crate::enums::EndpointCapability;
+use crate::enums::{CalendarType, EndpointCapability};
 use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
 use crate::listener::{LinkPresence, ListenerRoute, ListenerService};
@@ -540,6 +541,34 @@ pub trait PlatformIdentity: Send + Sync {
     ) -> Result<Option<PlatformUser>>;
     /// The user a platform access token belongs to; `None` if the token is unknown or expired.
     async fn introspect(&self, token: &Secret) -> Result<Option<PlatformUser>>;
+}
+
+/// Where an enterprise's room calendars of one calendar type are read, and as whom.
+#[derive(Debug, Clone)]
+pub struct CalendarAccount {
+    pub calendar_type: CalendarType,
+    /// CalDAV: the URL under which each room's calendar collection is `{calendarId}/`.
+    /// Microsoft Graph and Google: the API's root (an override, for tests and sovereign clouds).
+    pub base_url: String,
+    pub username: Option<String>,
+    /// The password or OAuth token; opened only to be sent to the calendar system.
+    pub secret: Option<Secret>,
+}
+
+/// A calendar system's events, read on behalf of one enterprise.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait CalendarReader: Send + Sync {
+    /// The room's events that overlap `[from_ms, to_ms)`, recurring ones expanded into their
+    /// occurrences, in start order. `CalendarServerException` (with this calendarId) when the
+    /// calendar system cannot be reached, refuses the account or answers something unreadable.
+    async fn events(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<CalendarEvent>>;
 }
 
 /// A command for a room system.

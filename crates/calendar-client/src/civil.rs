@@ -1,0 +1,169 @@
+//! UTC date-times in iCalendar's basic format (`20261125T093000Z`) and milliseconds since the
+//! epoch, both ways, without a date library: the proleptic Gregorian calendar's day count.
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// Days since 1970-01-01 of a Gregorian date (valid for any year an event may carry).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let month_from_march = (month + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The inverse of [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `ms` as `YYYYMMDDTHHMMSSZ` (seconds truncated).
+pub(crate) fn format_utc(ms: i64) -> String {
+    let days = ms.div_euclid(MS_PER_DAY);
+    let secs = ms.rem_euclid(MS_PER_DAY) / 1000;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+fn digits(text: &str) -> Option<i64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// `YYYYMMDD` as the milliseconds of its midnight, UTC.
+pub(crate) fn parse_date(text: &str) -> Option<i64> {
+    if text.len() != 8 {
+        return None;
+    }
+    let (y, m, d) = (
+        digits(text.get(..4)?)?,
+        digits(text.get(4..6)?)?,
+        digits(text.get(6..)?)?,
+    );
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d) * MS_PER_DAY)
+}
+
+/// `YYYYMMDDTHHMMSSZ` as milliseconds; `None` for anything else, local times included.
+pub(crate) fn parse_utc(text: &str) -> Option<i64> {
+    let rest = text.strip_suffix('Z')?;
+    let (date, time) = rest.split_once('T')?;
+    if time.len() != 6 {
+        return None;
+    }
+    let (h, min, s) = (
+        digits(time.get(..2)?)?,
+        digits(time.get(2..4)?)?,
+        digits(time.get(4..)?)?,
+    );
+    if h > 23 || min > 59 || s > 60 {
+        return None;
+    }
+    Some(parse_date(date)? + ((h * 60 + min) * 60 + s) * 1000)
+}
+
+/// An RFC 5545 DURATION (`PT1H30M`, `P1D`, `P2W`, `-PT5M`) in milliseconds.
+pub(crate) fn parse_duration(text: &str) -> Option<i64> {
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'-' => (-1, &text[1..]),
+        b'+' => (1, &text[1..]),
+        _ => (1, text),
+    };
+    let rest = rest.strip_prefix('P')?;
+    let mut total = 0i64;
+    let mut number = String::new();
+    let mut in_time = false;
+    let mut units = 0;
+    for c in rest.chars() {
+        match c {
+            '0'..='9' => number.push(c),
+            'T' if number.is_empty() => in_time = true,
+            unit => {
+                let n = digits(&number)?;
+                number.clear();
+                let seconds = match (unit, in_time) {
+                    ('W', false) => 7 * 86_400,
+                    ('D', false) => 86_400,
+                    ('H', true) => 3600,
+                    ('M', true) => 60,
+                    ('S', true) => 1,
+                    _ => return None,
+                };
+                total = total.checked_add(n.checked_mul(seconds * 1000)?)?;
+                units += 1;
+            }
+        }
+    }
+    (number.is_empty() && units > 0).then_some(sign * total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_round_trips_across_leap_days_and_centuries() {
+        for (text, ms) in [
+            ("19700101T000000Z", 0),
+            ("20000229T120000Z", 951_825_600_000),
+            ("20261125T093000Z", 1_795_599_000_000),
+            ("19691231T235959Z", -1_000),
+        ] {
+            assert_eq!(parse_utc(text), Some(ms), "{text}");
+            assert_eq!(format_utc(ms), text);
+        }
+    }
+
+    #[test]
+    fn malformed_or_local_times_are_refused() {
+        for text in [
+            "20261125T093000",
+            "20261325T093000Z",
+            "2026112T093000Z",
+            "20261125T253000Z",
+            "20261125T0930Z",
+            "",
+            "éééééééé",
+        ] {
+            assert_eq!(parse_utc(text), None, "{text}");
+        }
+        assert_eq!(parse_date("20261125"), parse_utc("20261125T000000Z"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("PT1H30M"), Some(5_400_000));
+        assert_eq!(parse_duration("P1D"), Some(86_400_000));
+        assert_eq!(parse_duration("P2W"), Some(1_209_600_000));
+        assert_eq!(parse_duration("-PT5M"), Some(-300_000));
+        assert_eq!(parse_duration("P1DT2H"), Some(93_600_000));
+        for bad in ["", "PT", "P1H", "1H", "PT1X", "P99999999999999999999D"] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+    }
+}
