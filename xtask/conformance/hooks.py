@@ -34,6 +34,7 @@ JSON_BODY_OPERATIONS = (
     "enterprises.updateSelf",
     "listenerServices.create",
     "listenerServices.update",
+    "calendaraccounts.put",
 )
 
 CONTROL_OPERATIONS = (
@@ -77,6 +78,12 @@ SPEC_MANDATED_5XX = {
     **{op: {name: (why, True) for name, why in LISTENER_5XX.items()} for op in CONTROL_OPERATIONS},
 }
 
+# A room's meetings are read from its calendar system at request time; the throwaway service's
+# accounts can only name loopback (calendar.allowed_hosts), where nothing answers CalDAV.
+SPEC_MANDATED_5XX["endpoints.meetings"] = {
+    "CalendarServerException": ("the room's calendar cannot be read (spec: 502)", True)
+}
+
 ENDPOINT_WRITES = (
     "endpoints.insert",
     "endpoints.insertSlash",
@@ -103,6 +110,17 @@ NOT_EXPRESSIBLE["auth.createAccessToken"] = {
     "Invalid": [("platformaccesstoken and seamaccesstoken", "the two names of one parameter must agree")]
 }
 NOT_EXPRESSIBLE["auditlog.list"] = {"Invalid": [("from: must not be after to", "a relation between two parameters")]}
+NOT_EXPRESSIBLE["endpoints.meetings"] = {
+    "Invalid": [
+        ("to: must be after from", "a relation between two parameters"),
+        ("to: at most 31 days after from", "a relation between two parameters"),
+        ("endpoint ", "the stored room has no calendarId or calendarType"),
+        ("the enterprise has no ", "no calendar account of the room's calendarType is stored"),
+    ]
+}
+NOT_EXPRESSIBLE["calendaraccounts.put"] = {
+    "Invalid": [("baseUrl: the host '", "the hosts an account may name are a setting (calendar.allowed_hosts)")]
+}
 NOT_EXPRESSIBLE["listenerServices.delete"] = {
     "Invalid": [("listener service ", "a listener still named by endpoints cannot go")]
 }

@@ -306,6 +306,9 @@ impl Throwaway {
             .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
             // Checkers send many requests without credentials on purpose.
             .env("ROOMLINK__LIMITS__AUTH_FAILURES_PER_MINUTE", "0")
+            // Generated calendar accounts may name any host; the service is to reach loopback
+            // only (a refused connection there is the CalendarServerException case).
+            .env("ROOMLINK__CALENDAR__ALLOWED_HOSTS", "127.0.0.1")
             .env("ROOMLINK__LOG__LEVEL", "warn");
         command
     }

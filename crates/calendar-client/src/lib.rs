@@ -10,5 +10,7 @@
 mod caldav;
 mod civil;
 mod ical;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use caldav::CalDavReader;

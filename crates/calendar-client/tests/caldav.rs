@@ -3,132 +3,25 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
 use roomlink_calendar::CalDavReader;
+use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::ErrorKind;
 use roomlink_domain::ports::{CalendarAccount, CalendarReader};
 use roomlink_domain::secret::Secret;
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-const PYTHON: &str = "python3.11";
-const USER: &str = "roomlink-svc";
-const PASSWORD: &str = "calendar-pw-5d1e";
 const ROOM: &str = "huddle-4@corp.example";
 
 /// 2026-11-25T00:00:00Z.
 const DAY: i64 = 1_795_564_800_000;
 const HOUR: i64 = 3_600_000;
 
-struct Radicale {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Radicale {
-    fn start() -> Radicale {
-        let dir = tempfile::tempdir().unwrap();
-        let users = dir.path().join("users");
-        std::fs::write(&users, format!("{USER}:{PASSWORD}\n")).unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(PYTHON)
-            .args(["-m", "radicale", "--config", ""])
-            .args(["--server-hosts", &format!("127.0.0.1:{port}")])
-            .arg("--storage-filesystem-folder")
-            .arg(dir.path().join("collections"))
-            .args(["--auth-type", "htpasswd", "--auth-htpasswd-filename"])
-            .arg(&users)
-            .args(["--auth-htpasswd-encryption", "plain"])
-            .args([
-                "--rights-type",
-                "authenticated",
-                "--logging-level",
-                "warning",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{PYTHON} -m radicale starts (pip install radicale): {e}"));
-        let radicale = Radicale {
-            child,
-            port,
-            _dir: dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "Radicale did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        radicale
+fn account(radicale: &Radicale, password: &str) -> CalendarAccount {
+    CalendarAccount {
+        calendar_type: CalendarType::CalDav,
+        base_url: radicale.base_url(),
+        username: Some(USER.to_owned()),
+        secret: Some(Secret::new(password)),
     }
-
-    fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/rooms/", self.port)
-    }
-
-    fn account(&self, password: &str) -> CalendarAccount {
-        CalendarAccount {
-            calendar_type: CalendarType::CalDav,
-            base_url: self.base_url(),
-            username: Some(USER.to_owned()),
-            secret: Some(Secret::new(password)),
-        }
-    }
-
-    /// The rooms' parent collection (MKCOL), the room's calendar (MKCALENDAR), then each
-    /// (name, iCalendar object) PUT into it.
-    async fn calendar(&self, room: &str, objects: &[(&str, String)]) {
-        let http = reqwest::Client::new();
-        let collection = format!("{}{room}/", self.base_url());
-        let collections = [
-            ("MKCOL", self.base_url(), String::new()),
-            ("MKCALENDAR", collection.clone(), String::new()),
-        ];
-        for (method, url, body) in collections.into_iter().chain(
-            objects
-                .iter()
-                .map(|(name, ics)| ("PUT", format!("{collection}{name}.ics"), ics.clone())),
-        ) {
-            let answer = http
-                .request(
-                    reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
-                    &url,
-                )
-                .basic_auth(USER, Some(PASSWORD))
-                .header("Content-Type", "text/calendar; charset=utf-8")
-                .body(body)
-                .send()
-                .await
-                .unwrap();
-            assert!(
-                answer.status().is_success(),
-                "{method} {url}: {}",
-                answer.status()
-            );
-        }
-    }
-}
-
-impl Drop for Radicale {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn vcalendar(body: &str) -> String {
-    format!(
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//roomlink tests//EN\r\n{}END:VCALENDAR\r\n",
-        body.replace('\n', "\r\n")
-    )
 }
 
 const BERLIN: &str = "BEGIN:VTIMEZONE
@@ -204,7 +97,7 @@ async fn reads_a_rooms_day_with_recurrences_expanded_to_utc() {
     radicale.calendar(ROOM, &room_calendar()).await;
     let reader = CalDavReader::new();
     let events = reader
-        .events(&radicale.account(PASSWORD), ROOM, DAY, DAY + 24 * HOUR)
+        .events(&account(&radicale, PASSWORD), ROOM, DAY, DAY + 24 * HOUR)
         .await
         .unwrap();
     let seen: Vec<(&str, i64, i64)> = events
@@ -233,7 +126,7 @@ async fn reads_a_rooms_day_with_recurrences_expanded_to_utc() {
     // Three days: three standups, one review.
     let three_days = reader
         .events(
-            &radicale.account(PASSWORD),
+            &account(&radicale, PASSWORD),
             ROOM,
             DAY - 24 * HOUR,
             DAY + 48 * HOUR,
@@ -258,16 +151,16 @@ async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret()
     let reader = CalDavReader::new();
     let wrong = "wrong-secret-93c1";
     let cases = [
-        (radicale.account(wrong), ROOM, "refused the account"),
+        (account(&radicale, wrong), ROOM, "refused the account"),
         (
-            radicale.account(PASSWORD),
+            account(&radicale, PASSWORD),
             "nobody@corp.example",
             "no calendar",
         ),
         (
             CalendarAccount {
                 base_url: "http://127.0.0.1:1/rooms/".to_owned(),
-                ..radicale.account(PASSWORD)
+                ..account(&radicale, PASSWORD)
             },
             ROOM,
             "cannot connect",

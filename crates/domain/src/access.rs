@@ -152,6 +152,10 @@ operations! {
     DeleteListenerService => "listenerservices.delete",
     ListFailures => "failures.list",
     ListAuditLog => "auditlog.list",
+    ListCalendarAccounts => "calendaraccounts.list",
+    PutCalendarAccount => "calendaraccounts.put",
+    DeleteCalendarAccount => "calendaraccounts.delete",
+    ListMeetings => "endpoints.meetings",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -176,6 +180,8 @@ impl Operation {
             | CreateListenerService
             | UpdateListenerService
             | DeleteListenerService
+            | PutCalendarAccount
+            | DeleteCalendarAccount
             // The trail names the enterprise's users and what they did: for its administrators.
             | ListAuditLog => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
@@ -183,7 +189,8 @@ impl Operation {
             ListAccessTokens | GetAccessToken | DeleteAccessToken | ListEndpoints | GetEndpoint
             | ExportEndpoints | ListStatuses | GetStatus | Join | SendDtmf | HangUp
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
-            | GetEnterprise | ListListenerServices | GetListenerService | ListFailures => {
+            | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
+            | ListCalendarAccounts | ListMeetings => {
                 Access::Read
             }
         }

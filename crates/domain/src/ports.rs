@@ -13,6 +13,7 @@
 
 use crate::audit::{AuditEntry, AuditFilter, AuditPage};
 use crate::calendar::CalendarEvent;
+use crate::calendar::account::CalendarAccountRecord;
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -390,9 +391,11 @@ pub struct PoolStatus {
 pub enum SealedKind {
     EndpointPassword,
     ListenerSecret,
+    /// Held by `{enterpriseId}/{calendarType}` (an account has no id of its own).
+    CalendarPassword,
 }
 
-/// One stored sealed value: the id of the endpoint or listener holding it.
+/// One stored sealed value: the id of the endpoint, listener or calendar account holding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSecret {
     pub id: String,
@@ -436,6 +439,7 @@ pub trait Store:
     + FailureStore
     + AuditStore
     + SealedSecretStore
+    + CalendarAccountStore
     + StoreHealth
 {
 }
@@ -453,6 +457,7 @@ impl<T> Store for T where
         + FailureStore
         + AuditStore
         + SealedSecretStore
+        + CalendarAccountStore
         + StoreHealth
 {
 }
@@ -553,6 +558,36 @@ pub struct CalendarAccount {
     pub username: Option<String>,
     /// The password or OAuth token; opened only to be sent to the calendar system.
     pub secret: Option<Secret>,
+}
+
+/// Calendar accounts, one per enterprise and calendar type.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait CalendarAccountStore: Send + Sync {
+    /// The enterprise's accounts, in calendar-type order.
+    async fn calendar_accounts(
+        &self,
+        enterprise: &EnterpriseId,
+    ) -> Result<Vec<CalendarAccountRecord>>;
+    async fn calendar_account(
+        &self,
+        enterprise: &EnterpriseId,
+        calendar_type: CalendarType,
+    ) -> Result<Option<CalendarAccountRecord>>;
+    /// Inserts or replaces the account of its enterprise and type, with its audit entry,
+    /// atomically.
+    async fn put_calendar_account(
+        &self,
+        account: &CalendarAccountRecord,
+        audit: &AuditEntry,
+    ) -> Result<()>;
+    /// `false` (and no audit entry) if there was none.
+    async fn delete_calendar_account(
+        &self,
+        enterprise: &EnterpriseId,
+        calendar_type: CalendarType,
+        audit: &AuditEntry,
+    ) -> Result<bool>;
 }
 
 /// A calendar system's events, read on behalf of one enterprise.

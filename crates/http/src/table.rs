@@ -128,17 +128,19 @@ pub(crate) enum Tag {
     ZeroTouch,
     ListenerServices,
     Enterprise,
+    Calendars,
     Operations,
 }
 
 impl Tag {
-    pub(crate) const ALL: [Tag; 7] = [
+    pub(crate) const ALL: [Tag; 8] = [
         Tag::AccessTokens,
         Tag::Endpoints,
         Tag::Control,
         Tag::ZeroTouch,
         Tag::ListenerServices,
         Tag::Enterprise,
+        Tag::Calendars,
         Tag::Operations,
     ];
 
@@ -150,6 +152,7 @@ impl Tag {
             Tag::ZeroTouch => "Zero Touch",
             Tag::ListenerServices => "Listener services",
             Tag::Enterprise => "Enterprise",
+            Tag::Calendars => "Calendars",
             Tag::Operations => "Operations",
         }
     }
@@ -164,6 +167,7 @@ impl Tag {
                 "The services inside a customer's network that reach room systems."
             }
             Tag::Enterprise => "The caller's tenant.",
+            Tag::Calendars => "Room calendars: where they are read, and the meetings in them.",
             Tag::Operations => "Probes, metrics and this document.",
         }
     }
@@ -175,6 +179,8 @@ pub(crate) enum Param {
     Id(&'static str),
     /// Path `{token}`.
     Token,
+    /// Path `{calendarType}`.
+    CalendarType,
     /// A query parameter the handler reads, by name (`openapi::params` describes each).
     Query(&'static str),
     /// The `X-HTTP-Method-Override` header.

@@ -10,6 +10,8 @@ pub mod settings;
 
 use anyhow::Context;
 use roomlink_crypto::{KeyRing, Passwords, Sealer, ServiceKey};
+use roomlink_domain::calendar::account::AllowedHosts;
+use roomlink_domain::calendar::meeting::MeetingRules;
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
@@ -221,6 +223,8 @@ async fn wire(
                 .endpoint_list_cache_mib
                 .saturating_mul(1 << 20),
         ),
+        meeting_rules: MeetingRules::default(),
+        calendar_hosts: AllowedHosts::from_list(&settings.calendar.allowed_hosts),
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
@@ -267,6 +271,8 @@ async fn wire(
             events,
             clock,
             ids: Arc::new(RandomIds),
+            // Only CALDAV accounts can be set so far (calendar::account::READABLE).
+            calendars: Arc::new(roomlink_calendar::CalDavReader::new()),
         },
         policies,
     );

@@ -23,6 +23,16 @@ pub struct Settings {
     pub limits: LimitSettings,
     #[serde(default)]
     pub cluster: ClusterSettings,
+    pub calendar: CalendarSettings,
+}
+
+/// Reading room calendars (docs/calendars.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalendarSettings {
+    /// The hosts calendar accounts may name, comma-separated host names or IP addresses;
+    /// empty: any. Keeps an enterprise's account from pointing roomlink at internal services.
+    pub allowed_hosts: String,
 }
 
 /// Several instances as one (docs/operations.md, "Running several instances"). Without
@@ -381,6 +391,7 @@ const DEFAULTS: &[(&str, Builtin)] = &[
         "security.verified_password_cache_secs",
         Builtin::Whole(roomlink_crypto::DEFAULT_VERIFIED_CACHE_SECS),
     ),
+    ("calendar.allowed_hosts", Builtin::Text("")),
     ("log.format", Builtin::Text("human")),
     ("log.level", Builtin::Text("info")),
     ("limits.address_rate_per_sec", Builtin::Real(1000.0)),
@@ -445,6 +456,7 @@ pub const KNOWN: &[&str] = &[
     "security.service_key_file",
     "security.bcrypt_cost",
     "security.verified_password_cache_secs",
+    "calendar.allowed_hosts",
     "log.format",
     "log.level",
     "limits.address_rate_per_sec",

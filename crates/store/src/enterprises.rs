@@ -4,8 +4,8 @@ use crate::DbStore;
 use crate::error::{DbError, is_unique_violation};
 use crate::models::{EnterpriseRow, UserRow};
 use crate::schema::{
-    access_tokens, audit_log, endpoint_statuses, endpoints, enterprises, failures, listener_links,
-    listener_services, paired_statuses, pairing_codes, service_users,
+    access_tokens, audit_log, calendar_accounts, endpoint_statuses, endpoints, enterprises,
+    failures, listener_links, listener_services, paired_statuses, pairing_codes, service_users,
 };
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -165,6 +165,11 @@ impl EnterpriseStore for DbStore {
             diesel::delete(pairing_codes::table.filter(pairing_codes::enterprise_id.eq(id)))
                 .execute(c)
                 .await?;
+            diesel::delete(
+                calendar_accounts::table.filter(calendar_accounts::enterprise_id.eq(id)),
+            )
+            .execute(c)
+            .await?;
             diesel::delete(endpoints::table.filter(endpoints::enterprise_id.eq(id)))
                 .execute(c)
                 .await?;

@@ -113,6 +113,7 @@ macro_rules! bump_list_version {
 }
 
 mod audit;
+mod calendars;
 mod config;
 mod dialect;
 mod endpoints;

@@ -179,6 +179,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    calendar_accounts (enterprise_id, calendar_type) {
+        enterprise_id -> Text,
+        calendar_type -> Text,
+        base_url -> Text,
+        username -> Nullable<Text>,
+        password_key_id -> Nullable<Text>,
+        password_ciphertext -> Nullable<Binary>,
+        updated_at_ms -> BigInt,
+    }
+}
+
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
 
@@ -194,4 +206,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     endpoint_statuses,
     failures,
     audit_log,
+    calendar_accounts,
 );

@@ -1,8 +1,9 @@
-//! SealedSecretStore: the sealed endpoint passwords and listener secrets, for re-sealing
+//! SealedSecretStore: the sealed endpoint passwords, listener secrets and calendar-account
+//! passwords, for re-sealing
 //! after a key rotation.
 
 use crate::DbStore;
-use crate::schema::{endpoints, listener_services};
+use crate::schema::{calendar_accounts, endpoints, listener_services};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -55,6 +56,28 @@ impl SealedSecretStore for DbStore {
                         .load(c)
                         .await?
                 }
+                SealedKind::CalendarPassword => {
+                    let holder = calendar_accounts::enterprise_id
+                        .concat("/")
+                        .concat(calendar_accounts::calendar_type);
+                    let rows: Vec<(String, Option<String>, Option<Vec<u8>>)> =
+                        calendar_accounts::table
+                            .filter(calendar_accounts::password_key_id.is_not_null())
+                            .filter(calendar_accounts::password_key_id.ne(key_id))
+                            .filter(holder.gt(after))
+                            .order(holder)
+                            .limit(limit)
+                            .select((
+                                holder,
+                                calendar_accounts::password_key_id,
+                                calendar_accounts::password_ciphertext,
+                            ))
+                            .load(c)
+                            .await?;
+                    rows.into_iter()
+                        .filter_map(|(id, key, text)| Some((id, key?, text?)))
+                        .collect()
+                }
             };
             Ok(rows
                 .into_iter()
@@ -100,6 +123,21 @@ impl SealedSecretStore for DbStore {
                     .set((
                         listener_services::secret_key_id.eq(&new.key_id),
                         listener_services::secret_ciphertext.eq(&new.ciphertext),
+                    ))
+                    .execute(c)
+                    .await?
+                }
+                SealedKind::CalendarPassword => {
+                    let (enterprise, calendar_type) = id.split_once('/').unwrap_or((id, ""));
+                    diesel::update(
+                        calendar_accounts::table
+                            .find((enterprise, calendar_type))
+                            .filter(calendar_accounts::password_key_id.eq(&old.key_id))
+                            .filter(calendar_accounts::password_ciphertext.eq(&old.ciphertext)),
+                    )
+                    .set((
+                        calendar_accounts::password_key_id.eq(&new.key_id),
+                        calendar_accounts::password_ciphertext.eq(&new.ciphertext),
                     ))
                     .execute(c)
                     .await?

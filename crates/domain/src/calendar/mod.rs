@@ -4,7 +4,9 @@
 //! turn each calendar system's shapes into [`CalendarEvent`]s so that the rules here are written
 //! once, without I/O: [`meeting`] decides which meeting, if any, an event asks the room to dial.
 
+pub mod account;
 pub mod meeting;
+pub mod upcoming;
 
 /// One event of a room's calendar, as any calendar system gives it (times in ms since the epoch, UTC).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 //! makes every operation a transaction. Nothing survives the process.
 
 mod audit;
+mod calendars;
 mod sealed;
 
 use crate::audit::{AuditEntry, AuditRecord};
@@ -49,6 +50,7 @@ struct State {
     failures: Vec<Failure>,
     /// Oldest first, each with its position.
     audit: Vec<AuditRecord>,
+    calendar_accounts: Vec<crate::calendar::account::CalendarAccountRecord>,
     next_audit: i64,
 }
 
@@ -247,6 +249,7 @@ impl EnterpriseStore for MemoryStore {
             statuses,
             failures,
             audit,
+            calendar_accounts,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -262,6 +265,7 @@ impl EnterpriseStore for MemoryStore {
         statuses.retain(|(e, _), _| e != id);
         failures.retain(|f| f.enterprise_id != *id);
         audit.retain(|a| a.entry.enterprise_id != *id);
+        calendar_accounts.retain(|a| a.enterprise_id != *id);
         Ok(true)
     }
 }

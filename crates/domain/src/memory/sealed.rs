@@ -17,23 +17,28 @@ impl SealedSecretStore for MemoryStore {
         limit: usize,
     ) -> Result<Vec<StoredSecret>> {
         let s = self.lock()?;
-        let held: Vec<(&str, &SealedSecret)> = match kind {
+        let held: Vec<(String, &SealedSecret)> = match kind {
             SealedKind::EndpointPassword => s
                 .endpoints
                 .iter()
-                .filter_map(|e| e.password().map(|p| (e.id().as_str(), p)))
+                .filter_map(|e| e.password().map(|p| (e.id().as_str().to_owned(), p)))
                 .collect(),
             SealedKind::ListenerSecret => s
                 .listeners
                 .iter()
-                .map(|l| (l.id.as_str(), &l.secret))
+                .map(|l| (l.id.as_str().to_owned(), &l.secret))
+                .collect(),
+            SealedKind::CalendarPassword => s
+                .calendar_accounts
+                .iter()
+                .filter_map(|a| a.password.as_ref().map(|p| (a.holder_id(), p)))
                 .collect(),
         };
         let mut found: Vec<StoredSecret> = held
             .into_iter()
-            .filter(|(id, sealed)| sealed.key_id != key_id && after.is_none_or(|a| *id > a))
+            .filter(|(id, sealed)| sealed.key_id != key_id && after.is_none_or(|a| id.as_str() > a))
             .map(|(id, sealed)| StoredSecret {
-                id: id.to_owned(),
+                id,
                 sealed: sealed.clone(),
             })
             .collect();
@@ -75,6 +80,16 @@ impl SealedSecretStore for MemoryStore {
                     return Ok(false);
                 };
                 listener.secret = new.clone();
+            }
+            SealedKind::CalendarPassword => {
+                let Some(account) = s
+                    .calendar_accounts
+                    .iter_mut()
+                    .find(|a| a.holder_id() == id && a.password.as_ref() == Some(old))
+                else {
+                    return Ok(false);
+                };
+                account.password = Some(new.clone());
             }
         }
         Ok(true)

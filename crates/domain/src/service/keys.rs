@@ -52,7 +52,11 @@ impl KeyRotation {
             key_id: self.sealer.current_key_id(None)?,
             ..ResealReport::default()
         };
-        for kind in [SealedKind::EndpointPassword, SealedKind::ListenerSecret] {
+        for kind in [
+            SealedKind::EndpointPassword,
+            SealedKind::ListenerSecret,
+            SealedKind::CalendarPassword,
+        ] {
             self.reseal_kind(kind, &mut report).await?;
         }
         Ok(report)

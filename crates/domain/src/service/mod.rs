@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod calendars;
 pub mod control;
 pub mod endpoint_lists;
 pub mod endpoints;
@@ -15,9 +16,11 @@ pub mod snapshots;
 pub mod status_writes;
 pub mod tokens;
 
+use crate::calendar::meeting::MeetingRules;
 use crate::cluster::{ClusterEvent, EventBus, EventSink, ListenerLinks};
 use crate::ports::{
-    Clock, IdGenerator, ListenerTransport, PasswordHasher, PlatformIdentity, SecretSealer, Store,
+    CalendarReader, Clock, IdGenerator, ListenerTransport, PasswordHasher, PlatformIdentity,
+    SecretSealer, Store,
 };
 use std::sync::Arc;
 
@@ -35,6 +38,8 @@ pub struct Ports {
     pub events: Arc<dyn EventBus>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
+    /// Room calendars, by the account's calendar type.
+    pub calendars: Arc<dyn CalendarReader>,
 }
 
 /// Every use case, wired once from [`Ports`]. Adapters reach the ports only through these.
@@ -50,18 +55,23 @@ pub struct Services {
     pub audit_log: Arc<audit::AuditLog>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
     pub key_rotation: Arc<keys::KeyRotation>,
+    pub calendars: Arc<calendars::CalendarService>,
     token_cache: Arc<auth::TokenCache>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
 
 /// Tunable rules (from configuration).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Policies {
     pub pairing: pairing::PairingPolicy,
     /// How long audit entries are kept.
     pub audit_retention: housekeeping::AuditRetention,
     /// Bytes of serialized endpoint lists kept in memory.
     pub endpoint_list_cache_bytes: ListCacheBudget,
+    /// Which links and numbers in calendar events are meetings, and whose.
+    pub meeting_rules: MeetingRules,
+    /// The hosts calendar accounts may name.
+    pub calendar_hosts: crate::calendar::account::AllowedHosts,
 }
 
 /// Bytes of serialized endpoint lists kept in memory (0: none).
@@ -164,7 +174,17 @@ impl Services {
                 hasher: ports.hasher.clone(),
                 sealer: ports.sealer.clone(),
                 ids: ports.ids.clone(),
-                audit: auditor,
+                audit: auditor.clone(),
+            }),
+            calendars: Arc::new(calendars::CalendarService {
+                accounts: store.clone(),
+                endpoints: store.clone(),
+                reader: ports.calendars.clone(),
+                sealer: ports.sealer.clone(),
+                clock: ports.clock.clone(),
+                audit: auditor.clone(),
+                rules: policies.meeting_rules.clone(),
+                hosts: policies.calendar_hosts.clone(),
             }),
             audit_log: Arc::new(audit::AuditLog {
                 store: store.clone(),

@@ -3,8 +3,9 @@
 
 use super::primitives::{NO_CONTROL_PATTERN, digits_in_range, enumeration, integer, string};
 use crate::table::Param;
+use roomlink_domain::calendar::account::READABLE;
 use roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
-use roomlink_domain::enums::{ClientDeviceType, Cluster, MeetingType};
+use roomlink_domain::enums::{CalendarType, ClientDeviceType, Cluster, MeetingType};
 use roomlink_domain::rules::dtmf::MAX_TONES;
 use roomlink_domain::token::{
     DAY_MS, HOUR_MS, MAX_LIFETIME_MS, MIN_LIFETIME_MS, MINUTE_MS, SECOND_MS,
@@ -29,6 +30,15 @@ pub(super) fn parameter(param: Param) -> Parameter {
                 true,
                 "A token value or a token id.".to_owned(),
                 string().into(),
+            ),
+            Param::CalendarType => (
+                "calendarType",
+                ParameterIn::Path,
+                true,
+                "The calendar system, as the endpoints' `calendarType`: one roomlink reads \
+                 itself (CALDAV so far); the other calendar types are `Invalid`."
+                    .to_owned(),
+                enumeration(&READABLE.map(CalendarType::as_str), false).into(),
             ),
             Param::MethodOverride => (
                 "X-HTTP-Method-Override",
@@ -175,11 +185,14 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
                 .into(),
         ),
         "from" => (
-            "Only entries at or after this time (milliseconds since the epoch).",
+            "Milliseconds since the epoch. The audit log: only entries at or after this time. \
+             A room's meetings: the window's start (default: now).",
             epoch_bound(),
         ),
         "to" => (
-            "Only entries at or before this time (milliseconds since the epoch).",
+            "Milliseconds since the epoch. The audit log: only entries at or before this time. \
+             A room's meetings: the window's end, after `from` and at most 31 days after it \
+             (default: a day after `from`).",
             epoch_bound(),
         ),
         "meetingid" => (

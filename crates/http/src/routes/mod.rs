@@ -4,6 +4,7 @@
 //! allowed ones (in its details and in `Allow`), and any unknown path is `NotFound`.
 
 mod audit;
+mod calendars;
 mod control;
 mod csv_export;
 mod docs;
@@ -60,6 +61,7 @@ pub(crate) const TABLE: &[Operation] = &[
     control::HANG_UP,
     control::MUTE,
     control::UNMUTE,
+    calendars::MEETINGS,
     pairing::CURRENT,
     pairing::VIEW,
     pairing::PAIRED,
@@ -74,6 +76,9 @@ pub(crate) const TABLE: &[Operation] = &[
     listeners::REPLACE,
     listeners::DELETE,
     listener_link::CONNECT,
+    calendars::LIST_ACCOUNTS,
+    calendars::PUT_ACCOUNT,
+    calendars::DELETE_ACCOUNT,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table

@@ -195,6 +195,9 @@ nats_password = "nats-password"
 nats_token = "nats-token"
 nats_ca_file = "ca.pem"
 subject_prefix = "roomlink.test"
+
+[calendar]
+allowed_hosts = "dav.corp.example, 127.0.0.1"
 "#,
     )
     .unwrap();
@@ -206,6 +209,7 @@ subject_prefix = "roomlink.test"
     assert_eq!(s.security.bcrypt_cost, 31);
     assert_eq!(s.limits.token_burst, 1_000_000);
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
+    assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");
     // Every key of the list was set: the list and the structs agree.
     let text = std::fs::read_to_string(&file).unwrap();
     let mut section = String::new();

@@ -1,5 +1,6 @@
 //! The document's components: schemas, shared error responses and security schemes.
 
+mod calendar;
 mod endpoint;
 mod listener;
 mod records;
@@ -15,7 +16,8 @@ pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Compone
     let schemas = records::record_schemas()
         .into_iter()
         .chain(listener::listener_schemas())
-        .chain(endpoint::endpoint_schemas());
+        .chain(endpoint::endpoint_schemas())
+        .chain(calendar::calendar_schemas());
     for (name, schema) in schemas {
         builder = builder.schema(name, schema);
     }

@@ -82,6 +82,7 @@ async fn services() -> Services {
             events: Arc::new(roomlink_domain::cluster::LocalBus::default()),
             clock: Arc::new(SystemClock),
             ids: Arc::new(RandomIds),
+            calendars: Arc::new(roomlink_domain::ports::MockCalendarReader::new()),
         },
         Policies::default(),
     )

@@ -254,6 +254,18 @@ pub async fn deleting_an_enterprise_leaves_no_orphans(h: &Harness) {
         let u = user(e, &new_id(), Role::ReadWrite);
         h.store.create_user(&u).await.unwrap();
         h.store.record_failure(&failure(e, 1)).await.unwrap();
+        let calendars = roomlink_domain::calendar::account::CalendarAccountRecord {
+            enterprise_id: e.id.clone(),
+            calendar_type: roomlink_domain::enums::CalendarType::CalDav,
+            base_url: "http://127.0.0.1:5232/".to_owned(),
+            username: None,
+            password: None,
+            updated_at_ms: 1,
+        };
+        h.store
+            .put_calendar_account(&calendars, &audit_for(&e.id))
+            .await
+            .unwrap();
         owned.push((l, ep, zt, u));
     }
 
@@ -284,6 +296,8 @@ pub async fn deleting_an_enterprise_leaves_no_orphans(h: &Harness) {
     assert_eq!(h.store.user_by_username(&u.username).await.unwrap(), None);
     assert_eq!(h.store.failures(&gone.id, 10).await.unwrap(), vec![]);
     assert!(!h.store.enterprise_ids().await.unwrap().contains(&gone.id));
+    assert_eq!(h.store.calendar_accounts(&gone.id).await.unwrap(), vec![]);
+    assert_eq!(h.store.calendar_accounts(&kept.id).await.unwrap().len(), 1);
 
     // The other enterprise keeps everything.
     let (l, ep, zt, u) = &owned[1];

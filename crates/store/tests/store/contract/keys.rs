@@ -80,6 +80,18 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
         endpoints.push(inserted(h, endpoint(h, &e, body)).await);
     }
     let one = listener(h, &e, "one").await;
+    let calendars = roomlink_domain::calendar::account::CalendarAccountRecord {
+        enterprise_id: e.id.clone(),
+        calendar_type: roomlink_domain::enums::CalendarType::CalDav,
+        base_url: "http://127.0.0.1:5232/".to_owned(),
+        username: Some("svc".to_owned()),
+        password: Some(h.sealer.seal(&Secret::new("calendar-pw"), None).unwrap()),
+        updated_at_ms: 1,
+    };
+    h.store
+        .put_calendar_account(&calendars, &audit_for(&e.id))
+        .await
+        .unwrap();
     // The harness sealed with key 7; the new ring makes 8 current and keeps 7 readable.
     let rotated = Arc::new(Sealer::new(KeyRing::new(
         ServiceKey::from_bytes([8; 32]),
@@ -90,7 +102,7 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
         sealer: rotated.clone(),
     };
     let report = rotation.reseal_all().await.unwrap();
-    assert_eq!((report.resealed, report.changed_meanwhile), (6, 0));
+    assert_eq!((report.resealed, report.changed_meanwhile), (7, 0));
     assert_eq!(report.key_id, rotated.current_key_id(None).unwrap());
     for (n, before) in endpoints.iter().enumerate() {
         let after = h.store.endpoint(&e.id, before.id()).await.unwrap().unwrap();
@@ -109,6 +121,18 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
             .unwrap()
             .expose(),
         h.sealer.open(&one.secret).unwrap().unwrap().expose()
+    );
+    let account = h
+        .store
+        .calendar_account(&e.id, calendars.calendar_type)
+        .await
+        .unwrap()
+        .unwrap();
+    let sealed = account.password.unwrap();
+    assert_eq!(sealed.key_id, report.key_id);
+    assert_eq!(
+        rotated.open(&sealed).unwrap().unwrap().expose(),
+        "calendar-pw"
     );
     // Resumable: a second run finds nothing left.
     let again = rotation.reseal_all().await.unwrap();

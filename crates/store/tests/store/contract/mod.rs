@@ -6,6 +6,7 @@
 mod access;
 mod admin;
 mod audit;
+mod calendars;
 mod csv;
 mod endpoints;
 mod keys;
@@ -16,6 +17,7 @@ mod records;
 pub use access::*;
 pub use admin::*;
 pub use audit::*;
+pub use calendars::*;
 pub use csv::*;
 pub use endpoints::*;
 pub use keys::*;
@@ -96,6 +98,7 @@ macro_rules! contract_tests {
             poll_lease_is_answered,
             sealed_values_are_paged_by_key_and_replaced_only_if_unchanged,
             a_rotation_reseals_everything_under_the_new_key,
+            calendar_accounts_are_replaced_in_place_and_scoped,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

@@ -1,0 +1,292 @@
+//! Calendar accounts: per enterprise and calendar type, where its rooms' calendars are read and
+//! as whom. The password is sealed with the service key (roomlink must present it), never
+//! returned and never logged; responses say only whether one is set.
+
+use crate::endpoint::ShortText;
+use crate::endpoint::value::{FieldValue, HttpUrl};
+use crate::enums::CalendarType;
+use crate::error::Error;
+use crate::ids::EnterpriseId;
+use crate::secret::{SealedSecret, Secret};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The calendar types roomlink reads itself so far; the others are refused when an account is
+/// set, rather than stored and failing later.
+pub const READABLE: [CalendarType; 1] = [CalendarType::CalDav];
+
+/// Passwords and tokens: at most this many characters.
+pub const SECRET_MAX_CHARS: usize = 4096;
+
+/// An enterprise's account at one calendar system, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalendarAccountRecord {
+    pub enterprise_id: EnterpriseId,
+    pub calendar_type: CalendarType,
+    /// CalDAV: the URL under which each room's calendar is the collection `{calendarId}/`.
+    pub base_url: String,
+    pub username: Option<String>,
+    pub password: Option<SealedSecret>,
+    pub updated_at_ms: i64,
+}
+
+/// What the API shows of an account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalendarAccountView {
+    pub calendar_type: CalendarType,
+    pub base_url: String,
+    pub username: Option<String>,
+    /// Whether a password is set (it is never shown).
+    pub has_password: bool,
+    /// Milliseconds since the epoch.
+    pub updated: i64,
+}
+
+impl CalendarAccountRecord {
+    /// Its id as a holder of a sealed value (`SealedKind::CalendarPassword`).
+    pub fn holder_id(&self) -> String {
+        format!("{}/{}", self.enterprise_id, self.calendar_type.as_str())
+    }
+
+    pub fn view(&self) -> CalendarAccountView {
+        CalendarAccountView {
+            calendar_type: self.calendar_type,
+            base_url: self.base_url.clone(),
+            username: self.username.clone(),
+            has_password: self.password.is_some(),
+            updated: self.updated_at_ms,
+        }
+    }
+}
+
+/// A PUT body, decoded: `{"baseUrl", "username"?, "password"?}`. An omitted or null password
+/// keeps the stored one (so an account can be edited without re-entering it); `""` clears it.
+#[derive(Debug)]
+pub struct CalendarAccountInput {
+    pub base_url: String,
+    pub username: Option<String>,
+    pub password: PasswordChange,
+}
+
+#[derive(Debug)]
+pub enum PasswordChange {
+    Keep,
+    Clear,
+    Set(Secret),
+}
+
+/// `calendarType` from the path, refused unless roomlink reads that type itself.
+pub fn readable_type(text: &str) -> Result<CalendarType, Error> {
+    let calendar_type = CalendarType::parse(text)?;
+    if READABLE.contains(&calendar_type) {
+        Ok(calendar_type)
+    } else {
+        Err(Error::invalid(format!(
+            "calendarType: roomlink reads {} calendars so far, not {}",
+            READABLE.map(CalendarType::as_str).join(", "),
+            calendar_type.as_str()
+        )))
+    }
+}
+
+pub fn decode_account(body: &Map<String, Value>) -> Result<CalendarAccountInput, Error> {
+    const KNOWN: [&str; 6] = [
+        "baseUrl",
+        "username",
+        "password",
+        // Read-only properties of the view, accepted back and ignored.
+        "calendarType",
+        "hasPassword",
+        "updated",
+    ];
+    if let Some(unknown) = body.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(Error::json_mapping(
+            unknown,
+            "unknown property of CalendarAccount",
+        ));
+    }
+    let base_url = match body.get("baseUrl") {
+        None | Some(Value::Null) => None,
+        Some(v) => HttpUrl::from_json("baseUrl", v)?,
+    }
+    .ok_or_else(|| Error::invalid("baseUrl: is required"))?;
+    if has_userinfo(base_url.as_str()) {
+        return Err(Error::invalid(
+            "baseUrl: must not carry credentials; set username and password instead",
+        ));
+    }
+    let username = match body.get("username") {
+        None | Some(Value::Null) => None,
+        Some(v) => ShortText::from_json("username", v)?.map(|u| u.to_stored()),
+    };
+    let password = match body.get("password") {
+        None | Some(Value::Null) => PasswordChange::Keep,
+        Some(Value::String(p)) if p.is_empty() => PasswordChange::Clear,
+        Some(Value::String(p)) => {
+            if p.chars().count() > SECRET_MAX_CHARS || p.chars().any(char::is_control) {
+                return Err(Error::invalid(format!(
+                    "password: must be at most {SECRET_MAX_CHARS} printable characters"
+                )));
+            }
+            PasswordChange::Set(Secret::new(p.clone()))
+        }
+        Some(_) => return Err(Error::json_mapping("password", "expected a string")),
+    };
+    Ok(CalendarAccountInput {
+        base_url: base_url.as_str().to_owned(),
+        username,
+        password,
+    })
+}
+
+/// The hosts calendar accounts may name (`calendar.allowed_hosts`); empty: any. Host names
+/// compare case-insensitively and exactly (no subdomains), IP addresses as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AllowedHosts(Vec<String>);
+
+impl AllowedHosts {
+    /// From a comma-separated list; blanks are ignored.
+    pub fn from_list(list: &str) -> Self {
+        AllowedHosts(
+            list.split(',')
+                .map(|h| h.trim().trim_start_matches('[').trim_end_matches(']'))
+                .filter(|h| !h.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect(),
+        )
+    }
+
+    /// `Invalid` naming `field` when the URL's host is not allowed.
+    pub fn check(&self, field: &str, url: &str) -> Result<(), Error> {
+        if self.0.is_empty() || self.0.iter().any(|h| *h == host_of(url)) {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{field}: the host '{}' is not among the calendar hosts this service may reach \
+             (calendar.allowed_hosts)",
+            crate::enums::shorten(&host_of(url))
+        )))
+    }
+}
+
+/// The host of an http(s) URL, lower-case, without port, userinfo or IPv6 brackets.
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    host.to_ascii_lowercase()
+}
+
+/// Whether the URL's authority has a `user@` part.
+fn has_userinfo(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.contains('@')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use serde_json::json;
+
+    fn decode(body: Value) -> Result<CalendarAccountInput, Error> {
+        match body {
+            Value::Object(map) => decode_account(&map),
+            _ => unreachable!("tests pass objects"),
+        }
+    }
+
+    #[test]
+    fn a_full_body_and_the_password_changes() {
+        let input = decode(json!({"baseUrl": "https://dav.corp.example/rooms/",
+            "username": "svc", "password": "pw"}))
+        .unwrap();
+        assert_eq!(input.base_url, "https://dav.corp.example/rooms/");
+        assert_eq!(input.username.as_deref(), Some("svc"));
+        assert!(matches!(input.password, PasswordChange::Set(ref p) if p.expose() == "pw"));
+        let kept = decode(json!({"baseUrl": "http://127.0.0.1:5232/"})).unwrap();
+        assert!(matches!(kept.password, PasswordChange::Keep));
+        let cleared = decode(json!({"baseUrl": "http://127.0.0.1:5232/", "password": "",
+            "calendarType": "CALDAV", "hasPassword": true, "updated": 1}))
+        .unwrap();
+        assert!(matches!(cleared.password, PasswordChange::Clear));
+    }
+
+    #[test]
+    fn bad_bodies_are_catalog_errors_that_quote_no_password() {
+        let cases = [
+            (json!({}), ErrorKind::Invalid, "baseUrl: is required"),
+            (
+                json!({"baseUrl": "ftp://x/"}),
+                ErrorKind::Invalid,
+                "baseUrl",
+            ),
+            (
+                json!({"baseUrl": "https://svc:hunter22@dav.example/"}),
+                ErrorKind::Invalid,
+                "must not carry credentials",
+            ),
+            (json!({"baseUrl": 5}), ErrorKind::JsonMappingException, ""),
+            (
+                json!({"baseUrl": "https://d/", "password": 7}),
+                ErrorKind::JsonMappingException,
+                "",
+            ),
+            (
+                json!({"baseUrl": "https://d/", "secret": "x"}),
+                ErrorKind::JsonMappingException,
+                "",
+            ),
+        ];
+        for (body, kind, text) in cases {
+            let e = decode(body.clone()).unwrap_err();
+            assert_eq!(e.kind(), kind, "{body}");
+            assert!(e.message().contains(text), "{body}: {}", e.message());
+            assert!(!e.message().contains("hunter22"), "{}", e.message());
+        }
+    }
+
+    #[test]
+    fn allowed_hosts() {
+        let any = AllowedHosts::from_list(" , ");
+        assert!(any.check("baseUrl", "http://169.254.169.254/").is_ok());
+        let some = AllowedHosts::from_list("dav.corp.example, 127.0.0.1,[::1]");
+        for ok in [
+            "https://DAV.corp.example/rooms/",
+            "http://127.0.0.1:5232/",
+            "http://[::1]:8080/x",
+        ] {
+            assert!(some.check("baseUrl", ok).is_ok(), "{ok}");
+        }
+        for refused in [
+            "https://evil.dav.corp.example/",
+            "http://127.0.0.2/",
+            "http://169.254.169.254/latest",
+            "http://dav.corp.example.evil/",
+        ] {
+            let e = some.check("baseUrl", refused).unwrap_err();
+            assert!(e.message().contains("calendar.allowed_hosts"), "{refused}");
+        }
+    }
+
+    #[test]
+    fn only_readable_types_take_accounts() {
+        assert_eq!(readable_type("CALDAV").unwrap(), CalendarType::CalDav);
+        let e = readable_type("GOOGLE").unwrap_err();
+        assert!(
+            e.message().contains("CALDAV calendars so far"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(
+            readable_type("NOPE").unwrap_err().kind(),
+            ErrorKind::Invalid
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! Calendar accounts (set, list, remove) and a room's upcoming meetings, read from its
+//! calendar through the account of its calendar type.
+
+use super::audit::Auditor;
+use super::auth::Principal;
+use crate::access::{Operation, Target};
+use crate::calendar::account::{
+    AllowedHosts, CalendarAccountRecord, CalendarAccountView, PasswordChange, decode_account,
+    readable_type,
+};
+use crate::calendar::meeting::MeetingRules;
+use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting, upcoming};
+use crate::error::{Error, Result};
+use crate::ids::EndpointId;
+use crate::ports::{
+    CalendarAccount, CalendarAccountStore, CalendarReader, Clock, EndpointStore, SecretSealer,
+};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+pub struct CalendarService {
+    pub accounts: Arc<dyn CalendarAccountStore>,
+    pub endpoints: Arc<dyn EndpointStore>,
+    pub reader: Arc<dyn CalendarReader>,
+    pub sealer: Arc<dyn SecretSealer>,
+    pub clock: Arc<dyn Clock>,
+    pub audit: Arc<Auditor>,
+    pub rules: MeetingRules,
+    pub hosts: AllowedHosts,
+}
+
+impl CalendarService {
+    pub async fn accounts(&self, principal: &Principal) -> Result<Vec<CalendarAccountView>> {
+        principal.authorize(Operation::ListCalendarAccounts, Target::Enterprise)?;
+        let accounts = self
+            .accounts
+            .calendar_accounts(&principal.enterprise_id)
+            .await?;
+        Ok(accounts.iter().map(CalendarAccountRecord::view).collect())
+    }
+
+    /// Sets the enterprise's account of `calendar_type` (the path's text).
+    pub async fn put_account(
+        &self,
+        principal: &Principal,
+        calendar_type: &str,
+        body: &Map<String, Value>,
+    ) -> Result<CalendarAccountView> {
+        let audit = self.audit.op(
+            principal,
+            Operation::PutCalendarAccount,
+            Some(calendar_type),
+        );
+        let result = async {
+            principal.authorize(Operation::PutCalendarAccount, Target::Enterprise)?;
+            let calendar_type = readable_type(calendar_type)?;
+            let input = decode_account(body)?;
+            self.hosts.check("baseUrl", &input.base_url)?;
+            let enterprise = &principal.enterprise_id;
+            let password = match input.password {
+                PasswordChange::Keep => self
+                    .accounts
+                    .calendar_account(enterprise, calendar_type)
+                    .await?
+                    .and_then(|a| a.password),
+                PasswordChange::Clear => None,
+                // Always the service key: roomlink itself presents it to the calendar system.
+                PasswordChange::Set(secret) => Some(self.sealer.seal(&secret, None)?),
+            };
+            let account = CalendarAccountRecord {
+                enterprise_id: enterprise.clone(),
+                calendar_type,
+                base_url: input.base_url,
+                username: input.username,
+                password,
+                updated_at_ms: self.clock.now_ms(),
+            };
+            self.accounts.put_calendar_account(&account, &audit).await?;
+            Ok(account.view())
+        }
+        .await;
+        self.audit.settle(audit.clone(), result).await
+    }
+
+    pub async fn delete_account(&self, principal: &Principal, calendar_type: &str) -> Result<()> {
+        let audit = self.audit.op(
+            principal,
+            Operation::DeleteCalendarAccount,
+            Some(calendar_type),
+        );
+        let result = async {
+            principal.authorize(Operation::DeleteCalendarAccount, Target::Enterprise)?;
+            let parsed = crate::enums::CalendarType::parse(calendar_type)?;
+            let deleted = self
+                .accounts
+                .delete_calendar_account(&principal.enterprise_id, parsed, &audit)
+                .await?;
+            if deleted {
+                Ok(())
+            } else {
+                Err(Error::not_found("CalendarAccount", parsed.as_str()))
+            }
+        }
+        .await;
+        self.audit.settle(audit.clone(), result).await
+    }
+
+    /// The endpoint's meetings in the window of the query's `from` and `to` (see
+    /// [`MeetingWindow::from_query`]), read from its calendar now.
+    pub async fn meetings(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<Vec<UpcomingMeeting>> {
+        principal.authorize(Operation::ListMeetings, Target::Endpoint(id))?;
+        let window = MeetingWindow::from_query(from, to, self.clock.now_ms())?;
+        let enterprise = &principal.enterprise_id;
+        let endpoint = self
+            .endpoints
+            .endpoint(enterprise, id)
+            .await?
+            .ok_or_else(|| id.not_found())?;
+        let profile = endpoint.profile();
+        let calendar_id = profile.calendar_id().ok_or_else(|| {
+            Error::invalid(format!("endpoint {id} has no calendarId, so no calendar"))
+        })?;
+        let calendar_type = profile.calendar_type().copied().ok_or_else(|| {
+            Error::invalid(format!(
+                "endpoint {id} has a calendarId but no calendarType; set one (CALDAV, ...)"
+            ))
+        })?;
+        let account = self
+            .accounts
+            .calendar_account(enterprise, calendar_type)
+            .await?
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "the enterprise has no {} calendar account; PUT /api/calendaraccounts/{} first",
+                    calendar_type.as_str(),
+                    calendar_type.as_str()
+                ))
+            })?;
+        // Checked again: the allowed hosts may have narrowed since the account was set.
+        self.hosts
+            .check("the calendar account's baseUrl", &account.base_url)?;
+        let secret = match &account.password {
+            Some(sealed) => Some(self.sealer.open(sealed)?.ok_or_else(|| {
+                Error::internal("a calendar account password was sealed to a public key")
+            })?),
+            None => None,
+        };
+        let account = CalendarAccount {
+            calendar_type,
+            base_url: account.base_url,
+            username: account.username,
+            secret,
+        };
+        let events = self
+            .reader
+            .events(&account, calendar_id.as_str(), window.from_ms, window.to_ms)
+            .await?;
+        Ok(upcoming(events, &self.rules))
+    }
+}
