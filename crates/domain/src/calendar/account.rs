@@ -159,22 +159,27 @@ impl AllowedHosts {
 
     /// `Invalid` naming `field` when the URL's host is not allowed.
     pub fn check(&self, field: &str, url: &str) -> Result<(), Error> {
-        if self.0.is_empty() || self.0.iter().any(|h| *h == host_of(url)) {
+        let host = host_of(url);
+        if self.0.is_empty() || self.0.contains(&host) {
             return Ok(());
         }
         Err(Error::invalid(format!(
             "{field}: the host '{}' is not among the calendar hosts this service may reach \
              (calendar.allowed_hosts)",
-            crate::enums::shorten(&host_of(url))
+            crate::enums::shorten(&host)
         )))
     }
 }
 
+/// The authority of a URL: what stands between `://` and the path, query or fragment.
+fn authority(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split(['/', '?', '#']).next().unwrap_or_default()
+}
+
 /// The host of an http(s) URL, lower-case, without port, userinfo or IPv6 brackets.
 fn host_of(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host_port = authority(url).rsplit('@').next().unwrap_or_default();
     let host = match host_port.strip_prefix('[') {
         Some(v6) => v6.split(']').next().unwrap_or_default(),
         None => host_port.split(':').next().unwrap_or_default(),
@@ -184,9 +189,7 @@ fn host_of(url: &str) -> String {
 
 /// Whether the URL's authority has a `user@` part.
 fn has_userinfo(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    authority.contains('@')
+    authority(url).contains('@')
 }
 
 #[cfg(test)]

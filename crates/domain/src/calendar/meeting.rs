@@ -71,8 +71,11 @@ pub enum FoundIn {
     Description,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialized as the join's parameters with `foundIn` beside them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MeetingToDial {
+    #[serde(flatten)]
     pub join: JoinRequest,
     pub found_in: FoundIn,
 }

@@ -2,8 +2,7 @@
 //! the window with what the room would dial.
 
 use super::CalendarEvent;
-use super::meeting::{Detection, FoundIn, MeetingRules, detect};
-use crate::enums::{Cluster, MeetingType};
+use super::meeting::{Detection, MeetingRules, MeetingToDial, detect};
 use crate::error::Error;
 use serde::Serialize;
 
@@ -60,21 +59,11 @@ pub struct UpcomingMeeting {
     /// Milliseconds since the epoch.
     pub start: i64,
     pub end: i64,
-    /// What the room would dial; null when nothing in the event is dialable.
-    pub dial: Option<Dial>,
+    /// What the room would dial (the parameters of `join`, and where they were found); null
+    /// when nothing in the event is dialable.
+    pub dial: Option<MeetingToDial>,
     /// Why the event's meeting link cannot be dialled, when it has one.
     pub not_dialable: Option<String>,
-}
-
-/// The parameters of the join the room would make (those of `POST .../join`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Dial {
-    pub meeting_id: Option<String>,
-    pub passcode: Option<String>,
-    pub meeting_type: Option<MeetingType>,
-    pub cluster: Cluster,
-    pub found_in: FoundIn,
 }
 
 /// The window's events, cancelled ones left out, each with its detected meeting.
@@ -84,16 +73,7 @@ pub fn upcoming(events: Vec<CalendarEvent>, rules: &MeetingRules) -> Vec<Upcomin
         .filter(|e| !e.cancelled)
         .map(|event| {
             let (dial, not_dialable) = match detect(&event, rules) {
-                Detection::Dial(m) => (
-                    Some(Dial {
-                        meeting_id: m.join.meeting_id,
-                        passcode: m.join.passcode,
-                        meeting_type: m.join.meeting_type,
-                        cluster: m.join.cluster,
-                        found_in: m.found_in,
-                    }),
-                    None,
-                ),
+                Detection::Dial(m) => (Some(m), None),
                 Detection::NotDialable(why) => (None, Some(why)),
                 Detection::Nothing => (None, None),
             };
@@ -112,6 +92,7 @@ pub fn upcoming(events: Vec<CalendarEvent>, rules: &MeetingRules) -> Vec<Upcomin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calendar::meeting::FoundIn;
 
     const NOW: i64 = 1_795_564_800_000;
 
@@ -141,8 +122,8 @@ mod tests {
         );
         assert_eq!(meetings.len(), 3, "the cancelled event is left out");
         let dial = meetings[0].dial.as_ref().unwrap();
-        assert_eq!(dial.meeting_id.as_deref(), Some("123456789"));
-        assert_eq!(dial.passcode.as_deref(), Some("4321"));
+        assert_eq!(dial.join.meeting_id.as_deref(), Some("123456789"));
+        assert_eq!(dial.join.passcode.as_deref(), Some("4321"));
         assert_eq!(dial.found_in, FoundIn::Location);
         assert!(meetings[1].dial.is_none() && meetings[1].not_dialable.is_some());
         assert_eq!(

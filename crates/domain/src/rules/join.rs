@@ -8,7 +8,9 @@
 use crate::enums::{Cluster, MeetingType, shorten};
 use crate::error::Error;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialized as `join`'s parameters are named in JSON (a room's meetings show it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct JoinRequest {
     pub meeting_id: Option<String>,
     pub passcode: Option<String>,

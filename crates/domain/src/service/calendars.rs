@@ -10,6 +10,7 @@ use crate::calendar::account::{
 };
 use crate::calendar::meeting::MeetingRules;
 use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting, upcoming};
+use crate::enums::CalendarType;
 use crate::error::{Error, Result};
 use crate::ids::EndpointId;
 use crate::ports::{
@@ -79,7 +80,7 @@ impl CalendarService {
             Ok(account.view())
         }
         .await;
-        self.audit.settle(audit.clone(), result).await
+        self.audit.settle(audit, result).await
     }
 
     pub async fn delete_account(&self, principal: &Principal, calendar_type: &str) -> Result<()> {
@@ -90,7 +91,7 @@ impl CalendarService {
         );
         let result = async {
             principal.authorize(Operation::DeleteCalendarAccount, Target::Enterprise)?;
-            let parsed = crate::enums::CalendarType::parse(calendar_type)?;
+            let parsed = CalendarType::parse(calendar_type)?;
             let deleted = self
                 .accounts
                 .delete_calendar_account(&principal.enterprise_id, parsed, &audit)
@@ -102,7 +103,7 @@ impl CalendarService {
             }
         }
         .await;
-        self.audit.settle(audit.clone(), result).await
+        self.audit.settle(audit, result).await
     }
 
     /// The endpoint's meetings in the window of the query's `from` and `to` (see
