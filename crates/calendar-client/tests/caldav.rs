@@ -18,6 +18,7 @@ const HOUR: i64 = 3_600_000;
 fn account(radicale: &Radicale, password: &str) -> CalendarAccount {
     CalendarAccount {
         calendar_type: CalendarType::CalDav,
+        token_url: None,
         base_url: radicale.base_url(),
         username: Some(USER.to_owned()),
         secret: Some(Secret::new(password)),

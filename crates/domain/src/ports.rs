@@ -555,8 +555,13 @@ pub struct CalendarAccount {
     /// CalDAV: the URL under which each room's calendar collection is `{calendarId}/`.
     /// Microsoft Graph and Google: the API's root (an override, for tests and sovereign clouds).
     pub base_url: String,
+    /// CalDAV: the Basic-auth user. Microsoft Graph: the application (client) id. Google: the
+    /// service account's email.
     pub username: Option<String>,
-    /// The password or OAuth token; opened only to be sent to the calendar system.
+    /// Where OAuth access tokens are asked for (Microsoft Graph and Google); unused by CalDAV.
+    pub token_url: Option<String>,
+    /// CalDAV: the password. Microsoft Graph: the client secret. Google: the service account's
+    /// private key (PKCS#8 PEM). Opened only to be sent to, or sign for, the calendar system.
     pub secret: Option<Secret>,
 }
 

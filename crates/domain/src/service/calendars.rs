@@ -154,6 +154,7 @@ impl CalendarService {
         };
         let account = CalendarAccount {
             calendar_type,
+            token_url: None,
             base_url: account.base_url,
             username: account.username,
             secret,
