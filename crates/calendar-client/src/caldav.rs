@@ -8,18 +8,14 @@
 //!   meetings at the wrong hour.
 //! - HTTP Basic with the account's username and password, sent only over the account's URL
 //!   (redirects are not followed, so credentials never go elsewhere).
-//! - At most [`MAX_BODY`] of answer per request, and [`TIMEOUT`] per request.
+//! - At most [`MAX_BODY`] of answer per request, and [`TIMEOUT`](crate::http::TIMEOUT) per request.
 
+use crate::http::{MAX_BODY, describe_transport, read_limited};
 use crate::ical;
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ports::{CalendarAccount, CalendarReader};
-use std::time::Duration;
-
-/// The most a calendar-query answer may hold (a room's week is a few hundred kilobytes at most).
-const MAX_BODY: usize = 16 * 1024 * 1024;
-const TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Reads room calendars from CalDAV servers.
 #[derive(Clone)]
@@ -29,12 +25,9 @@ pub struct CalDavReader {
 
 impl CalDavReader {
     pub fn new() -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_default();
-        CalDavReader { http }
+        CalDavReader {
+            http: crate::http::client(),
+        }
     }
 }
 
@@ -81,14 +74,12 @@ impl CalendarReader for CalDavReader {
                 _ => format!("answered {status} to a calendar-query"),
             }));
         }
-        let body = read_limited(response).await.map_err(&fail)?;
+        let body = read_limited(response, MAX_BODY).await.map_err(&fail)?;
         let mut events = Vec::new();
         for object in calendar_data(&body).map_err(&fail)? {
             events.extend(ical::events(&object).map_err(|e| fail(e.0))?);
         }
-        events.retain(|e| e.start_ms < to_ms && e.end_ms.max(e.start_ms + 1) > from_ms);
-        events.sort_by(|a, b| (a.start_ms, &a.uid).cmp(&(b.start_ms, &b.uid)));
-        Ok(events)
+        Ok(crate::readers::in_window(events, from_ms, to_ms))
     }
 }
 
@@ -125,28 +116,6 @@ fn calendar_query(from_ms: i64, to_ms: i64) -> String {
   </C:comp-filter></C:comp-filter></C:filter>
 </C:calendar-query>"#
     )
-}
-
-/// What went wrong on the way, without the URL (reqwest's messages include it).
-fn describe_transport(e: &reqwest::Error) -> String {
-    if e.is_timeout() {
-        format!("no answer within {} s", TIMEOUT.as_secs())
-    } else if e.is_connect() {
-        "cannot connect".to_owned()
-    } else {
-        "the request failed".to_owned()
-    }
-}
-
-async fn read_limited(mut response: reqwest::Response) -> std::result::Result<String, String> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| describe_transport(&e))? {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(format!("answered more than {} MiB", MAX_BODY >> 20));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    String::from_utf8(body).map_err(|_| "answered text that is not UTF-8".to_owned())
 }
 
 /// The text of every `calendar-data` element of a multistatus answer.

@@ -1,5 +1,6 @@
-//! UTC date-times in iCalendar's basic format (`20261125T093000Z`) and milliseconds since the
-//! epoch, both ways, without a date library: the proleptic Gregorian calendar's day count.
+//! UTC date-times in iCalendar's basic format (`20261125T093000Z`) and RFC 3339's
+//! (`2026-11-25T10:30:00+01:00`), and milliseconds since the epoch, both ways, without a date
+//! library: the proleptic Gregorian calendar's day count.
 
 const MS_PER_DAY: i64 = 86_400_000;
 
@@ -122,6 +123,92 @@ pub(crate) fn parse_duration(text: &str) -> Option<i64> {
     (number.is_empty() && units > 0).then_some(sign * total)
 }
 
+/// `ms` as an RFC 3339 date-time in UTC, `2026-11-25T09:30:00Z` (seconds truncated).
+pub(crate) fn format_rfc3339(ms: i64) -> String {
+    let days = ms.div_euclid(MS_PER_DAY);
+    let secs = ms.rem_euclid(MS_PER_DAY) / 1000;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// An RFC 3339 date-time with its offset (`2026-11-25T10:00:00+01:00`, `...Z`, fractions of a
+/// second of any length, read to the millisecond) as milliseconds, UTC.
+pub(crate) fn parse_rfc3339(text: &str) -> Option<i64> {
+    let (local, offset) = split_date_time(text)?;
+    let offset_ms = match offset.as_bytes() {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let hours = digits(std::str::from_utf8(&[*h1, *h2]).ok()?)?;
+            let minutes = digits(std::str::from_utf8(&[*m1, *m2]).ok()?)?;
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let ms = (hours * 60 + minutes) * 60_000;
+            if *sign == b'-' { -ms } else { ms }
+        }
+        _ => return None,
+    };
+    Some(local - offset_ms)
+}
+
+/// A date-time without an offset (`2026-11-25T09:00:00.0000000`, how Microsoft Graph writes the
+/// times of a `dateTimeTimeZone`) read as UTC; the caller knows the zone is UTC.
+pub(crate) fn parse_rfc3339_as_utc(text: &str) -> Option<i64> {
+    match split_date_time(text)? {
+        (local, "") => Some(local),
+        _ => None,
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]` at the start of `text`: its milliseconds as if it were UTC,
+/// and what follows it (the offset, if any).
+fn split_date_time(text: &str) -> Option<(i64, &str)> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 19
+        || bytes[4] != b'-'
+        || bytes[7] != b'-'
+        || !matches!(bytes[10], b'T' | b't')
+        || bytes[13] != b':'
+        || bytes[16] != b':'
+    {
+        return None;
+    }
+    let (y, m, d) = (
+        digits(text.get(..4)?)?,
+        digits(text.get(5..7)?)?,
+        digits(text.get(8..10)?)?,
+    );
+    let (h, min, s) = (
+        digits(text.get(11..13)?)?,
+        digits(text.get(14..16)?)?,
+        digits(text.get(17..19)?)?,
+    );
+    if !(1..=12).contains(&m) || d < 1 || civil_from_days(days_from_civil(y, m, d)) != (y, m, d) {
+        return None;
+    }
+    if h > 23 || min > 59 || s > 60 {
+        return None;
+    }
+    let mut rest = text.get(19..)?;
+    let mut millis = 0;
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let len = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if len == 0 || len > 9 {
+            return None;
+        }
+        let padded = format!("{:0<3}", fraction.get(..len.min(3))?);
+        millis = digits(&padded)?;
+        rest = fraction.get(len..)?;
+    }
+    let ms = days_from_civil(y, m, d) * MS_PER_DAY + ((h * 60 + min) * 60 + s) * 1000 + millis;
+    Some((ms, rest))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +252,58 @@ mod tests {
         for bad in ["", "PT", "P1H", "1H", "PT1X", "P99999999999999999999D"] {
             assert_eq!(parse_duration(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn rfc3339_with_offsets_and_fractions() {
+        // 2026-11-25T09:00:00Z, as UTC, in Berlin's winter time and with a fraction.
+        let nine = 1_795_597_200_000;
+        assert_eq!(format_rfc3339(nine), "2026-11-25T09:00:00Z");
+        assert_eq!(format_rfc3339(nine + 999), "2026-11-25T09:00:00Z");
+        assert_eq!(format_rfc3339(-1_000), "1969-12-31T23:59:59Z");
+        for (text, ms) in [
+            ("2026-11-25T09:00:00Z", nine),
+            ("2026-11-25t09:00:00z", nine),
+            ("2026-11-25T10:00:00+01:00", nine),
+            ("2026-11-25T04:30:00-04:30", nine),
+            ("2026-11-24T23:00:00-10:00", nine),
+            ("2026-11-25T09:00:00.25Z", nine + 250),
+            ("2026-11-25T09:00:00.1239999+00:00", nine + 123),
+            ("2000-02-29T00:00:00Z", 951_782_400_000),
+        ] {
+            assert_eq!(parse_rfc3339(text), Some(ms), "{text}");
+        }
+        assert_eq!(
+            parse_rfc3339_as_utc("2026-11-25T09:00:00.0000000"),
+            Some(nine)
+        );
+        assert_eq!(parse_rfc3339_as_utc("2026-11-25T09:00:00"), Some(nine));
+    }
+
+    #[test]
+    fn malformed_rfc3339_is_refused() {
+        for text in [
+            "",
+            "2026-11-25",
+            "2026-11-25T09:00:00",
+            "2026-11-25 09:00:00Z",
+            "2026-11-25T09:00Z",
+            "2026-02-29T09:00:00Z",
+            "2026-11-31T09:00:00Z",
+            "2026-13-01T09:00:00Z",
+            "2026-11-25T24:00:00Z",
+            "2026-11-25T09:00:00+1:00",
+            "2026-11-25T09:00:00+24:00",
+            "2026-11-25T09:00:00.Z",
+            "2026-11-25T09:00:00.1234567890Z",
+            "2026-11-25T09:00:00Z trailing",
+            "2026-11-25T09:00:00+01:00:00",
+            "20261125T090000Z",
+            "ééééé-11-25T09:00:00Z",
+        ] {
+            assert_eq!(parse_rfc3339(text), None, "{text}");
+        }
+        assert_eq!(parse_rfc3339_as_utc("2026-11-25T09:00:00Z"), None);
+        assert_eq!(parse_rfc3339_as_utc("2026-11-25T09:00:00+01:00"), None);
     }
 }

@@ -1,0 +1,325 @@
+//! Microsoft Graph (calendarType OFFICE_365): a room's calendar is the mailbox
+//! `{base_url}/users/{calendarId}`, read with `calendarView` per time window.
+//!
+//! Decisions:
+//! - An application token by client credentials (the account's username is the application's
+//!   client id, its secret the client secret, its token URL the tenant's
+//!   `https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token`), scope
+//!   `https://graph.microsoft.com/.default`; the application needs `Calendars.Read`.
+//! - `calendarView` expands recurring events into occurrences; `Prefer:
+//!   outlook.timezone="UTC"` asks for every time in UTC, and an event answered in another zone
+//!   is a failure rather than a guess.
+//! - [`PAGE_SIZE`] events a page; `@odata.nextLink` is followed only to the base URL's scheme,
+//!   host and port (the token goes nowhere else), at most [`MAX_PAGES`] pages: a calendar with
+//!   more in one window fails rather than showing part of it.
+//! - The uid is the event's `iCalUId` (one per occurrence), else its Graph `id`.
+//! - All-day events (`isAllDay`) are left out: they are not meetings a room joins, and their
+//!   midnight is the organizer's, not UTC's.
+//! - `onlineMeeting.joinUrl` is the structured join link; the HTML body is the description.
+//! - Tokens, throttling, 401 and 5xx as [`crate::oauth`] and [`crate::http`] say.
+
+use crate::civil;
+use crate::http::{self, Failures};
+use crate::oauth::{Grant, OAuthClient, TokenKey};
+use crate::readers::in_window;
+use async_trait::async_trait;
+use roomlink_domain::calendar::CalendarEvent;
+use roomlink_domain::error::Result;
+use roomlink_domain::ports::{CalendarAccount, CalendarReader};
+use serde::Deserialize;
+
+/// The scope of an application token for Microsoft Graph.
+pub(crate) const SCOPE: &str = "https://graph.microsoft.com/.default";
+/// Events asked for per page.
+pub(crate) const PAGE_SIZE: u32 = 100;
+/// The most pages read for one window.
+pub(crate) const MAX_PAGES: usize = 50;
+const PREFER_UTC: &str = r#"outlook.timezone="UTC""#;
+/// The event fields read (and the only ones asked for).
+const SELECT: &str =
+    "id,iCalUId,subject,start,end,isAllDay,location,body,onlineMeeting,isCancelled";
+
+/// Reads room calendars from Microsoft Graph.
+pub struct GraphReader {
+    api: OAuthClient,
+}
+
+impl GraphReader {
+    pub fn new() -> Self {
+        GraphReader {
+            api: OAuthClient::new(),
+        }
+    }
+}
+
+impl Default for GraphReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[async_trait]
+impl CalendarReader for GraphReader {
+    async fn events(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<CalendarEvent>> {
+        let failures = Failures {
+            service: "Microsoft Graph",
+            calendar_id,
+        };
+        let base = http::account_url(&account.base_url, "base URL")
+            .map_err(|what| failures.account(what))?;
+        let token_url = account.token_url.as_deref().ok_or_else(|| {
+            failures.account("the account has no token URL (the tenant's OAuth 2.0 token endpoint)")
+        })?;
+        let token_url =
+            http::account_url(token_url, "token URL").map_err(|what| failures.account(what))?;
+        let client_id = account
+            .username
+            .as_deref()
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| failures.account("the account has no application (client) id"))?;
+        let secret = account
+            .secret
+            .as_ref()
+            .filter(|s| !s.expose().is_empty())
+            .ok_or_else(|| failures.account("the account has no client secret"))?;
+        let form = || -> std::result::Result<String, String> {
+            Ok(form_urlencoded::Serializer::new(String::new())
+                .append_pair("grant_type", "client_credentials")
+                .append_pair("client_id", client_id)
+                .append_pair("client_secret", secret.expose())
+                .append_pair("scope", SCOPE)
+                .finish())
+        };
+        let grant = Grant {
+            key: TokenKey::new(&token_url, client_id, secret),
+            token_url,
+            form: &form,
+        };
+
+        let host = http::host(&base);
+        let mut url = calendar_view_url(&base, calendar_id, from_ms, to_ms)
+            .map_err(|what| failures.account(what))?;
+        let mut events = Vec::new();
+        for _ in 0..MAX_PAGES {
+            let body = self
+                .api
+                .get(&failures, &grant, &url, &[("Prefer", PREFER_UTC)])
+                .await?;
+            let page: Page = serde_json::from_str(&body).map_err(|e| {
+                tracing::debug!(
+                    line = e.line(),
+                    column = e.column(),
+                    "a Graph page that does not parse"
+                );
+                failures.api(&host, "answered a page of events that cannot be read")
+            })?;
+            for event in page.value {
+                events.extend(
+                    event
+                        .into_event()
+                        .map_err(|what| failures.api(&host, what))?,
+                );
+            }
+            let Some(next) = page.next_link else {
+                return Ok(in_window(events, from_ms, to_ms));
+            };
+            url = reqwest::Url::parse(&next)
+                .ok()
+                .filter(|next| http::on_same_server(next, &base))
+                .ok_or_else(|| {
+                    failures.api(
+                        &host,
+                        "answered a next page on another server; not followed",
+                    )
+                })?;
+        }
+        Err(failures.api(
+            &host,
+            format!("answered more than {MAX_PAGES} pages of events for one window"),
+        ))
+    }
+}
+
+/// `{base}/users/{calendarId}/calendarView?...`, the calendarId as one percent-encoded segment
+/// and the window widened to whole seconds.
+fn calendar_view_url(
+    base: &reqwest::Url,
+    calendar_id: &str,
+    from_ms: i64,
+    to_ms: i64,
+) -> std::result::Result<reqwest::Url, String> {
+    let mut url = base.clone();
+    url.path_segments_mut()
+        .map_err(|()| "the account's base URL cannot have a path".to_owned())?
+        .pop_if_empty()
+        .extend(["users", calendar_id, "calendarView"]);
+    // `$` stays as it is (OData's system query options); the times need no encoding.
+    url.set_query(Some(&format!(
+        "startDateTime={}&endDateTime={}&$top={PAGE_SIZE}&$select={SELECT}",
+        civil::format_rfc3339(from_ms),
+        civil::format_rfc3339(to_ms.saturating_add(999)),
+    )));
+    url.set_fragment(None);
+    Ok(url)
+}
+
+#[derive(Deserialize)]
+struct Page {
+    #[serde(default)]
+    value: Vec<GraphEvent>,
+    #[serde(rename = "@odata.nextLink")]
+    next_link: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GraphEvent {
+    id: Option<String>,
+    #[serde(rename = "iCalUId")]
+    ical_uid: Option<String>,
+    subject: Option<String>,
+    start: Option<DateTimeTimeZone>,
+    end: Option<DateTimeTimeZone>,
+    is_all_day: Option<bool>,
+    location: Option<Location>,
+    body: Option<ItemBody>,
+    online_meeting: Option<OnlineMeeting>,
+    is_cancelled: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DateTimeTimeZone {
+    date_time: Option<String>,
+    time_zone: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    display_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ItemBody {
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OnlineMeeting {
+    join_url: Option<String>,
+}
+
+fn non_empty(text: Option<String>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty())
+}
+
+impl GraphEvent {
+    /// The event, or `None` for an all-day one. `Err` says what cannot be read (no value quoted).
+    fn into_event(self) -> std::result::Result<Option<CalendarEvent>, String> {
+        if self.is_all_day == Some(true) {
+            return Ok(None);
+        }
+        let uid = non_empty(self.ical_uid)
+            .or(non_empty(self.id))
+            .ok_or("answered an event without an id")?;
+        let start_ms = utc_time(self.start.as_ref())?;
+        let end_ms = utc_time(self.end.as_ref())?;
+        Ok(Some(CalendarEvent {
+            uid,
+            title: non_empty(self.subject),
+            start_ms,
+            end_ms,
+            location: non_empty(self.location.and_then(|l| l.display_name)),
+            description: non_empty(self.body.and_then(|b| b.content)),
+            conference_uris: non_empty(self.online_meeting.and_then(|m| m.join_url))
+                .into_iter()
+                .collect(),
+            cancelled: self.is_cancelled == Some(true),
+        }))
+    }
+}
+
+/// A `dateTimeTimeZone` that must be in UTC (what `Prefer: outlook.timezone="UTC"` asks).
+fn utc_time(time: Option<&DateTimeTimeZone>) -> std::result::Result<i64, String> {
+    let time = time.ok_or("answered an event without a start or end")?;
+    match time.time_zone.as_deref() {
+        Some(zone) if zone.eq_ignore_ascii_case("UTC") => {}
+        _ => {
+            return Err(
+                "answered an event time not in UTC (Prefer: outlook.timezone ignored)".to_owned(),
+            );
+        }
+    }
+    time.date_time
+        .as_deref()
+        .and_then(|t| civil::parse_rfc3339_as_utc(t).or_else(|| civil::parse_rfc3339(t)))
+        .ok_or_else(|| "answered an event time that cannot be read".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_calendar_view_url() {
+        let base = reqwest::Url::parse("https://graph.microsoft.com/v1.0/").unwrap();
+        // 2026-11-25T00:00:00Z to 2026-11-26T00:00:00.5Z: the end widened to the next second.
+        let day = 1_795_564_800_000;
+        let url = calendar_view_url(&base, "room 4/b@corp.example", day, day + 86_400_500).unwrap();
+        assert_eq!(
+            url.as_str(),
+            "https://graph.microsoft.com/v1.0/users/room%204%2Fb@corp.example/calendarView\
+             ?startDateTime=2026-11-25T00:00:00Z&endDateTime=2026-11-26T00:00:01Z\
+             &$top=100\
+             &$select=id,iCalUId,subject,start,end,isAllDay,location,body,onlineMeeting,isCancelled"
+        );
+    }
+
+    #[test]
+    fn events_and_their_uids() {
+        let event: GraphEvent = serde_json::from_str(
+            r#"{"id":"AAMkAG","iCalUId":"040000008200E001","subject":"Review",
+                "start":{"dateTime":"2026-11-25T09:00:00.0000000","timeZone":"UTC"},
+                "end":{"dateTime":"2026-11-25T09:30:00.0000000","timeZone":"UTC"},
+                "isAllDay":false,"isCancelled":true,"location":{"displayName":""},
+                "body":{"contentType":"html","content":"<p>hi</p>"},"onlineMeeting":null}"#,
+        )
+        .unwrap();
+        let event = event.into_event().unwrap().unwrap();
+        assert_eq!(event.uid, "040000008200E001");
+        assert_eq!(event.end_ms - event.start_ms, 1_800_000);
+        assert_eq!(event.location, None);
+        assert_eq!(event.description.as_deref(), Some("<p>hi</p>"));
+        assert!(event.conference_uris.is_empty());
+        assert!(event.cancelled);
+
+        let no_ical: GraphEvent = serde_json::from_str(
+            r#"{"id":"AAMkAG","start":{"dateTime":"2026-11-25T09:00:00","timeZone":"UTC"},
+                "end":{"dateTime":"2026-11-25T09:30:00","timeZone":"UTC"}}"#,
+        )
+        .unwrap();
+        assert_eq!(no_ical.into_event().unwrap().unwrap().uid, "AAMkAG");
+
+        let berlin: GraphEvent = serde_json::from_str(
+            r#"{"id":"x","start":{"dateTime":"2026-11-25T09:00:00","timeZone":"W. Europe Standard Time"},
+                "end":{"dateTime":"2026-11-25T09:30:00","timeZone":"W. Europe Standard Time"}}"#,
+        )
+        .unwrap();
+        assert!(berlin.into_event().unwrap_err().contains("not in UTC"));
+
+        let all_day: GraphEvent = serde_json::from_str(
+            r#"{"id":"x","isAllDay":true,"start":{"dateTime":"2026-11-25T00:00:00","timeZone":"UTC"},
+                "end":{"dateTime":"2026-11-26T00:00:00","timeZone":"UTC"}}"#,
+        )
+        .unwrap();
+        assert_eq!(all_day.into_event().unwrap(), None);
+    }
+}

@@ -1,0 +1,131 @@
+//! [`CalendarReaders`]: the one `CalendarReader` the service holds, handing each account to the
+//! reader of its calendar type.
+
+use crate::{CalDavReader, GoogleReader, GraphReader};
+use async_trait::async_trait;
+use roomlink_domain::calendar::CalendarEvent;
+use roomlink_domain::enums::CalendarType;
+use roomlink_domain::error::{Error, Result};
+use roomlink_domain::ports::{CalendarAccount, CalendarReader, Clock};
+use std::sync::Arc;
+
+/// Reads any account's calendars: CALDAV with [`CalDavReader`], OFFICE_365 with
+/// [`GraphReader`], GOOGLE with [`GoogleReader`]. EXCHANGE (on-premises) is to be read through
+/// the enterprise's listener, which does not do it yet: a CalendarServerException saying so.
+pub struct CalendarReaders {
+    caldav: CalDavReader,
+    graph: GraphReader,
+    google: GoogleReader,
+}
+
+impl CalendarReaders {
+    /// `clock` dates Google's signed token requests.
+    pub fn new(clock: Arc<dyn Clock>) -> Self {
+        CalendarReaders {
+            caldav: CalDavReader::new(),
+            graph: GraphReader::new(),
+            google: GoogleReader::new(clock),
+        }
+    }
+}
+
+#[async_trait]
+impl CalendarReader for CalendarReaders {
+    async fn events(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<CalendarEvent>> {
+        let reader: &dyn CalendarReader = match account.calendar_type {
+            CalendarType::CalDav => &self.caldav,
+            CalendarType::Office365 => &self.graph,
+            CalendarType::Google => &self.google,
+            CalendarType::Exchange => {
+                return Err(Error::calendar_server(
+                    calendar_id,
+                    format!(
+                        "EXCHANGE calendars are read through the listener, which cannot read \
+                         them yet (calendar {calendar_id})"
+                    ),
+                ));
+            }
+        };
+        reader.events(account, calendar_id, from_ms, to_ms).await
+    }
+}
+
+/// What every reader answers: the events overlapping `[from_ms, to_ms)` (an event without
+/// duration counts as lasting a millisecond), by start time then uid.
+pub(crate) fn in_window(
+    mut events: Vec<CalendarEvent>,
+    from_ms: i64,
+    to_ms: i64,
+) -> Vec<CalendarEvent> {
+    events.retain(|e| e.start_ms < to_ms && e.end_ms.max(e.start_ms + 1) > from_ms);
+    events.sort_by(|a, b| (a.start_ms, &a.uid).cmp(&(b.start_ms, &b.uid)));
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roomlink_domain::error::ErrorKind;
+    use roomlink_domain::system::ManualClock;
+
+    #[tokio::test]
+    async fn exchange_is_not_read_here() {
+        let readers = CalendarReaders::new(Arc::new(ManualClock::at(0)));
+        let account = CalendarAccount {
+            calendar_type: CalendarType::Exchange,
+            base_url: "https://mail.corp.example/EWS/Exchange.asmx".to_owned(),
+            username: Some("svc".to_owned()),
+            token_url: None,
+            secret: None,
+        };
+        let e = readers
+            .events(&account, "board@corp.example", 0, 1)
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CalendarServerException);
+        assert!(
+            e.message().contains("through the listener"),
+            "{}",
+            e.message()
+        );
+        assert!(
+            e.message().contains("board@corp.example"),
+            "{}",
+            e.message()
+        );
+    }
+
+    #[test]
+    fn the_window_keeps_overlapping_events_in_order() {
+        let event = |uid: &str, start_ms: i64, end_ms: i64| CalendarEvent {
+            uid: uid.to_owned(),
+            title: None,
+            start_ms,
+            end_ms,
+            location: None,
+            description: None,
+            conference_uris: Vec::new(),
+            cancelled: false,
+        };
+        let events = vec![
+            event("late", 50, 60),
+            event("ends-at-start", 0, 10),
+            event("b", 20, 30),
+            event("a", 20, 25),
+            event("instant", 10, 10),
+            event("starts-at-end", 100, 110),
+            event("spans", 0, 200),
+        ];
+        let uids: Vec<String> = in_window(events, 10, 100)
+            .into_iter()
+            .map(|e| e.uid)
+            .collect();
+        assert_eq!(uids, ["spans", "instant", "a", "b", "late"]);
+    }
+}
