@@ -119,7 +119,12 @@ NOT_EXPRESSIBLE["endpoints.meetings"] = {
     ]
 }
 NOT_EXPRESSIBLE["calendaraccounts.put"] = {
-    "Invalid": [("baseUrl: the host '", "the hosts an account may name are a setting (calendar.allowed_hosts)")]
+    "Invalid": [
+        ("baseUrl: the host '", "the hosts an account may name are a setting (calendar.allowed_hosts)"),
+        ("tokenUrl: the host '", "the hosts an account may name are a setting (calendar.allowed_hosts)"),
+        ("tokenUrl: is required for ", "whether tokenUrl is needed depends on the path's calendarType"),
+        ("tokenUrl: CALDAV accounts have none", "whether tokenUrl is allowed depends on the path's calendarType"),
+    ]
 }
 NOT_EXPRESSIBLE["listenerServices.delete"] = {
     "Invalid": [("listener service ", "a listener still named by endpoints cannot go")]

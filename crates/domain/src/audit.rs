@@ -33,6 +33,8 @@ pub enum ActorKind {
     PlatformUser,
     /// An access token issued by roomlink (its id, not its value).
     Token,
+    /// roomlink itself, acting on a schedule (auto-join); the id names the job.
+    Scheduler,
 }
 
 impl ActorKind {
@@ -41,6 +43,7 @@ impl ActorKind {
             ActorKind::ServiceUser => "serviceUser",
             ActorKind::PlatformUser => "platformUser",
             ActorKind::Token => "token",
+            ActorKind::Scheduler => "scheduler",
         }
     }
 
@@ -50,6 +53,7 @@ impl ActorKind {
             ActorKind::ServiceUser,
             ActorKind::PlatformUser,
             ActorKind::Token,
+            ActorKind::Scheduler,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)

@@ -14,6 +14,7 @@
 use crate::audit::{AuditEntry, AuditFilter, AuditPage};
 use crate::calendar::CalendarEvent;
 use crate::calendar::account::CalendarAccountRecord;
+use crate::calendar::auto_join::{JoinOutcome, Occurrence};
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -440,6 +441,7 @@ pub trait Store:
     + AuditStore
     + SealedSecretStore
     + CalendarAccountStore
+    + AutoJoinStore
     + StoreHealth
 {
 }
@@ -458,6 +460,7 @@ impl<T> Store for T where
         + AuditStore
         + SealedSecretStore
         + CalendarAccountStore
+        + AutoJoinStore
         + StoreHealth
 {
 }
@@ -593,6 +596,42 @@ pub trait CalendarAccountStore: Send + Sync {
         calendar_type: CalendarType,
         audit: &AuditEntry,
     ) -> Result<bool>;
+}
+
+/// Claims on auto-joins: each occurrence of a meeting is joined by one instance, once.
+///
+/// A claim is a row keyed by the endpoint and the occurrence. An instance claims it before it
+/// sends the join, holding it until `lease_until_ms`, and settles it with the outcome after.
+/// A claim whose holder died unsettled can be taken once its lease has lapsed; a settled one
+/// never again. See docs/calendars.md, "Auto-join".
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait AutoJoinStore: Send + Sync {
+    /// Whether `holder` now holds the claim: `true` when there was none, or an unsettled one
+    /// whose lease ended before `now_ms` (then taken over); `false` otherwise. Atomic: of
+    /// several instances claiming at once, exactly one gets `true`.
+    async fn claim_auto_join(&self, claim: &AutoJoinClaim, now_ms: i64) -> Result<bool>;
+    /// Records how the claimed join ended; the claim is then never taken again.
+    async fn settle_auto_join(
+        &self,
+        endpoint: &EndpointId,
+        occurrence: &Occurrence,
+        outcome: JoinOutcome,
+        now_ms: i64,
+    ) -> Result<()>;
+    /// Deletes claims on occurrences that started before `before_ms`; returns how many.
+    async fn purge_auto_joins(&self, before_ms: i64) -> Result<u64>;
+}
+
+/// An instance's claim on joining one occurrence of a meeting in one room.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoJoinClaim {
+    pub enterprise_id: EnterpriseId,
+    pub endpoint_id: EndpointId,
+    pub occurrence: Occurrence,
+    /// The claiming instance (for operators reading the table).
+    pub holder: String,
+    pub lease_until_ms: i64,
 }
 
 /// A calendar system's events, read on behalf of one enterprise.

@@ -122,6 +122,10 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         tokio::spawn(poll_statuses(services.clone(), poll_every)),
         tokio::spawn(housekeeping(services.clone())),
         tokio::spawn(link_heartbeat(services.clone(), links.clone())),
+        tokio::spawn(auto_join(
+            services.clone(),
+            Duration::from_millis(settings.calendar.auto_join_interval_ms.max(100)),
+        )),
     ]);
     Ok(Running {
         address,
@@ -302,6 +306,43 @@ async fn poll_statuses(services: Services, every: Duration) {
     }
 }
 
+/// Joins rooms with auto-join on to their meetings (the rules: `service::auto_join`). Only the
+/// instance holding the poll lease reads calendars; the others' rounds do nothing.
+async fn auto_join(services: Services, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let round = match services.auto_join.run_once().await {
+            Ok(round) => round,
+            Err(e) => {
+                tracing::warn!(error = %e, "auto-join: cannot list enterprises");
+                continue;
+            }
+        };
+        if round.joined + round.failed > 0 {
+            tracing::info!(
+                joined = round.joined,
+                failed = round.failed,
+                rooms = round.rooms,
+                "auto-join sent joins (failures are in GET /api/failures)"
+            );
+        }
+        // One line per round, not per room: a broken calendar server must not flood the log.
+        if let Some((room, e)) = round.unread.first() {
+            tracing::warn!(
+                unread = round.unread.len(),
+                first_room = %room,
+                error = %e,
+                "auto-join: room calendars could not be read this round"
+            );
+        }
+        for (enterprise, e) in round.enterprises_failed {
+            tracing::warn!(error = %e, enterprise = %enterprise, "auto-join round failed");
+        }
+    }
+}
+
 /// Confirms this instance's listener connections, so other instances keep showing them as
 /// connected (and stop once this instance is gone).
 async fn link_heartbeat(services: Services, links: Arc<LinkRegistry>) {
@@ -329,6 +370,7 @@ async fn housekeeping(services: Services) {
                 paired = purged.paired,
                 failures = purged.failures,
                 audit = purged.audit,
+                auto_joins = purged.auto_joins,
                 "expired records purged"
             ),
             Ok(_) => {}

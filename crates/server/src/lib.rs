@@ -11,7 +11,7 @@ pub mod settings;
 use anyhow::Context;
 use roomlink_crypto::{KeyRing, Passwords, Sealer, ServiceKey};
 use roomlink_domain::calendar::account::AllowedHosts;
-use roomlink_domain::calendar::meeting::MeetingRules;
+use roomlink_domain::calendar::auto_join::AutoJoinTiming;
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
@@ -223,8 +223,12 @@ async fn wire(
                 .endpoint_list_cache_mib
                 .saturating_mul(1 << 20),
         ),
-        meeting_rules: MeetingRules::default(),
+        meeting_rules: settings.calendar.meetings.clone(),
         calendar_hosts: AllowedHosts::from_list(&settings.calendar.allowed_hosts),
+        auto_join: AutoJoinTiming {
+            lead_ms: secs_to_ms(settings.calendar.auto_join_lead_secs),
+            grace_ms: secs_to_ms(settings.calendar.auto_join_grace_secs),
+        },
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
@@ -269,10 +273,9 @@ async fn wire(
             transport: Arc::new(client),
             links,
             events,
+            calendars: Arc::new(roomlink_calendar::CalendarReaders::new(clock.clone())),
             clock,
             ids: Arc::new(RandomIds),
-            // Only CALDAV accounts can be set so far (calendar::account::READABLE).
-            calendars: Arc::new(roomlink_calendar::CalDavReader::new()),
         },
         policies,
     );
@@ -359,4 +362,9 @@ pub fn init_logging(settings: &Settings) {
         settings::LogFormat::Json => builder.json().try_init(),
         settings::LogFormat::Human => builder.try_init(),
     };
+}
+
+/// Seconds from a setting as milliseconds (the settings' ranges keep it far from overflow).
+fn secs_to_ms(secs: u64) -> i64 {
+    i64::try_from(secs.saturating_mul(1000)).unwrap_or(i64::MAX)
 }

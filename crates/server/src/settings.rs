@@ -33,6 +33,15 @@ pub struct CalendarSettings {
     /// The hosts calendar accounts may name, comma-separated host names or IP addresses;
     /// empty: any. Keeps an enterprise's account from pointing roomlink at internal services.
     pub allowed_hosts: String,
+    /// How long before a meeting's start a room with auto-join on dials it.
+    pub auto_join_lead_secs: u64,
+    /// How long after a meeting's start a room still joins it (after a restart, say).
+    pub auto_join_grace_secs: u64,
+    /// How often the auto-join rooms' calendars are read.
+    pub auto_join_interval_ms: u64,
+    /// Which links and numbers in events are meetings (`[calendar.meetings]`).
+    #[serde(default)]
+    pub meetings: roomlink_domain::calendar::meeting::MeetingRules,
 }
 
 /// Several instances as one (docs/operations.md, "Running several instances"). Without
@@ -392,6 +401,9 @@ const DEFAULTS: &[(&str, Builtin)] = &[
         Builtin::Whole(roomlink_crypto::DEFAULT_VERIFIED_CACHE_SECS),
     ),
     ("calendar.allowed_hosts", Builtin::Text("")),
+    ("calendar.auto_join_lead_secs", Builtin::Whole(30)),
+    ("calendar.auto_join_grace_secs", Builtin::Whole(300)),
+    ("calendar.auto_join_interval_ms", Builtin::Whole(15_000)),
     ("log.format", Builtin::Text("human")),
     ("log.level", Builtin::Text("info")),
     ("limits.address_rate_per_sec", Builtin::Real(1000.0)),
@@ -457,6 +469,15 @@ pub const KNOWN: &[&str] = &[
     "security.bcrypt_cost",
     "security.verified_password_cache_secs",
     "calendar.allowed_hosts",
+    "calendar.auto_join_lead_secs",
+    "calendar.auto_join_grace_secs",
+    "calendar.auto_join_interval_ms",
+    "calendar.meetings.hosts",
+    "calendar.meetings.sip_domains",
+    "calendar.meetings.teams_hosts",
+    "calendar.meetings.zoom_hosts",
+    "calendar.meetings.webex_hosts",
+    "calendar.meetings.meet_hosts",
     "log.format",
     "log.level",
     "limits.address_rate_per_sec",
@@ -502,6 +523,9 @@ pub const RANGES: &[Range] = &[
     whole("audit.retention_days", 1, 36_500),
     whole("security.bcrypt_cost", 4, 31),
     whole("security.verified_password_cache_secs", 0, 3600),
+    whole("calendar.auto_join_lead_secs", 0, 3600),
+    whole("calendar.auto_join_grace_secs", 0, 86_400),
+    whole("calendar.auto_join_interval_ms", 100, 3_600_000),
     Range {
         key: "limits.address_rate_per_sec",
         bounds: Bounds::AtLeast { min: 0.0 },

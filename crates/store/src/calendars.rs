@@ -1,17 +1,19 @@
-//! CalendarAccountStore.
+//! CalendarAccountStore and AutoJoinStore.
 
 use crate::DbStore;
 use crate::error::corrupt;
-use crate::schema::calendar_accounts;
+use crate::schema::{auto_joins, calendar_accounts};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::calendar::account::CalendarAccountRecord;
+use roomlink_domain::calendar::auto_join::{JoinOutcome, Occurrence};
 use roomlink_domain::enums::CalendarType;
+use roomlink_domain::ids::EndpointId;
 use roomlink_domain::ids::EnterpriseId;
-use roomlink_domain::ports::CalendarAccountStore;
+use roomlink_domain::ports::{AutoJoinClaim, AutoJoinStore, CalendarAccountStore};
 use roomlink_domain::secret::SealedSecret;
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
@@ -29,6 +31,7 @@ struct AccountRow {
     password_key_id: Option<String>,
     password_ciphertext: Option<Vec<u8>>,
     updated_at_ms: i64,
+    token_url: Option<String>,
 }
 
 impl AccountRow {
@@ -41,6 +44,7 @@ impl AccountRow {
             password_key_id: a.password.as_ref().map(|p| p.key_id.clone()),
             password_ciphertext: a.password.as_ref().map(|p| p.ciphertext.clone()),
             updated_at_ms: a.updated_at_ms,
+            token_url: a.token_url.clone(),
         }
     }
 
@@ -63,6 +67,7 @@ impl AccountRow {
             username: self.username,
             password,
             updated_at_ms: self.updated_at_ms,
+            token_url: self.token_url,
         })
     }
 }
@@ -141,6 +146,92 @@ impl CalendarAccountStore for DbStore {
                 append_audit!(c, audit)?;
             }
             Ok(n > 0)
+        })
+    }
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = auto_joins)]
+struct ClaimRow<'a> {
+    endpoint_id: &'a str,
+    event_uid: &'a str,
+    start_ms: i64,
+    enterprise_id: &'a str,
+    holder: &'a str,
+    lease_until_ms: i64,
+}
+
+#[async_trait]
+impl AutoJoinStore for DbStore {
+    async fn claim_auto_join(&self, claim: &AutoJoinClaim, now_ms: i64) -> Result<bool> {
+        use diesel::query_dsl::methods::FilterDsl;
+        use diesel::upsert::excluded;
+        let row = ClaimRow {
+            endpoint_id: claim.endpoint_id.as_str(),
+            event_uid: &claim.occurrence.uid,
+            start_ms: claim.occurrence.start_ms,
+            enterprise_id: claim.enterprise_id.as_str(),
+            holder: &claim.holder,
+            lease_until_ms: claim.lease_until_ms,
+        };
+        // One statement: inserted when new, taken over only when unsettled with its lease
+        // lapsed; a row comes back exactly when this caller now holds the claim. Concurrent
+        // callers serialize on the primary key, so at most one of them gets a row.
+        db_run!(self, |c| {
+            let taken: Option<String> = diesel::insert_into(auto_joins::table)
+                .values(&row)
+                .on_conflict((
+                    auto_joins::endpoint_id,
+                    auto_joins::event_uid,
+                    auto_joins::start_ms,
+                ))
+                .do_update()
+                .set((
+                    auto_joins::holder.eq(excluded(auto_joins::holder)),
+                    auto_joins::lease_until_ms.eq(excluded(auto_joins::lease_until_ms)),
+                ))
+                .filter(
+                    auto_joins::outcome
+                        .is_null()
+                        .and(auto_joins::lease_until_ms.lt(now_ms)),
+                )
+                .returning(auto_joins::holder)
+                .get_result(c)
+                .await
+                .optional()?;
+            Ok(taken.is_some())
+        })
+    }
+
+    async fn settle_auto_join(
+        &self,
+        endpoint: &EndpointId,
+        occurrence: &Occurrence,
+        outcome: JoinOutcome,
+        now_ms: i64,
+    ) -> Result<()> {
+        db_run!(self, |c| {
+            diesel::update(auto_joins::table.find((
+                endpoint.as_str(),
+                occurrence.uid.as_str(),
+                occurrence.start_ms,
+            )))
+            .set((
+                auto_joins::outcome.eq(outcome.as_str()),
+                auto_joins::settled_at_ms.eq(now_ms),
+            ))
+            .execute(c)
+            .await?;
+            Ok(())
+        })
+    }
+
+    async fn purge_auto_joins(&self, before_ms: i64) -> Result<u64> {
+        db_run!(self, |c| {
+            let n = diesel::delete(auto_joins::table.filter(auto_joins::start_ms.lt(before_ms)))
+                .execute(c)
+                .await?;
+            Ok(n as u64)
         })
     }
 }

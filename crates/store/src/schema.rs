@@ -188,6 +188,20 @@ diesel::table! {
         password_key_id -> Nullable<Text>,
         password_ciphertext -> Nullable<Binary>,
         updated_at_ms -> BigInt,
+        token_url -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    auto_joins (endpoint_id, event_uid, start_ms) {
+        endpoint_id -> Text,
+        event_uid -> Text,
+        start_ms -> BigInt,
+        enterprise_id -> Text,
+        holder -> Text,
+        lease_until_ms -> BigInt,
+        outcome -> Nullable<Text>,
+        settled_at_ms -> Nullable<BigInt>,
     }
 }
 
@@ -207,4 +221,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     failures,
     audit_log,
     calendar_accounts,
+    auto_joins,
 );

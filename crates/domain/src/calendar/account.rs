@@ -11,9 +11,14 @@ use crate::secret::{SealedSecret, Secret};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The calendar types roomlink reads itself so far; the others are refused when an account is
-/// set, rather than stored and failing later.
-pub const READABLE: [CalendarType; 1] = [CalendarType::CalDav];
+/// The calendar types roomlink reads itself so far; the others (EXCHANGE, which is to be read
+/// through the listener) are refused when an account is set, rather than stored and failing
+/// later.
+pub const READABLE: [CalendarType; 3] = [
+    CalendarType::CalDav,
+    CalendarType::Office365,
+    CalendarType::Google,
+];
 
 /// Passwords and tokens: at most this many characters.
 pub const SECRET_MAX_CHARS: usize = 4096;
@@ -28,6 +33,8 @@ pub struct CalendarAccountRecord {
     pub username: Option<String>,
     pub password: Option<SealedSecret>,
     pub updated_at_ms: i64,
+    /// Microsoft Graph and Google: where access tokens are asked for.
+    pub token_url: Option<String>,
 }
 
 /// What the API shows of an account.
@@ -37,6 +44,7 @@ pub struct CalendarAccountView {
     pub calendar_type: CalendarType,
     pub base_url: String,
     pub username: Option<String>,
+    pub token_url: Option<String>,
     /// Whether a password is set (it is never shown).
     pub has_password: bool,
     /// Milliseconds since the epoch.
@@ -54,18 +62,21 @@ impl CalendarAccountRecord {
             calendar_type: self.calendar_type,
             base_url: self.base_url.clone(),
             username: self.username.clone(),
+            token_url: self.token_url.clone(),
             has_password: self.password.is_some(),
             updated: self.updated_at_ms,
         }
     }
 }
 
-/// A PUT body, decoded: `{"baseUrl", "username"?, "password"?}`. An omitted or null password
-/// keeps the stored one (so an account can be edited without re-entering it); `""` clears it.
+/// A PUT body, decoded: `{"baseUrl", "username"?, "tokenUrl"?, "password"?}`. An omitted or
+/// null password keeps the stored one (so an account can be edited without re-entering it);
+/// `""` clears it.
 #[derive(Debug)]
 pub struct CalendarAccountInput {
     pub base_url: String,
     pub username: Option<String>,
+    pub token_url: Option<String>,
     pub password: PasswordChange,
 }
 
@@ -91,9 +102,10 @@ pub fn readable_type(text: &str) -> Result<CalendarType, Error> {
 }
 
 pub fn decode_account(body: &Map<String, Value>) -> Result<CalendarAccountInput, Error> {
-    const KNOWN: [&str; 6] = [
+    const KNOWN: [&str; 7] = [
         "baseUrl",
         "username",
+        "tokenUrl",
         "password",
         // Read-only properties of the view, accepted back and ignored.
         "calendarType",
@@ -106,16 +118,9 @@ pub fn decode_account(body: &Map<String, Value>) -> Result<CalendarAccountInput,
             "unknown property of CalendarAccount",
         ));
     }
-    let base_url = match body.get("baseUrl") {
-        None | Some(Value::Null) => None,
-        Some(v) => HttpUrl::from_json("baseUrl", v)?,
-    }
-    .ok_or_else(|| Error::invalid("baseUrl: is required"))?;
-    if has_userinfo(base_url.as_str()) {
-        return Err(Error::invalid(
-            "baseUrl: must not carry credentials; set username and password instead",
-        ));
-    }
+    let base_url =
+        url_property(body, "baseUrl")?.ok_or_else(|| Error::invalid("baseUrl: is required"))?;
+    let token_url = url_property(body, "tokenUrl")?;
     let username = match body.get("username") {
         None | Some(Value::Null) => None,
         Some(v) => ShortText::from_json("username", v)?.map(|u| u.to_stored()),
@@ -134,10 +139,33 @@ pub fn decode_account(body: &Map<String, Value>) -> Result<CalendarAccountInput,
         Some(_) => return Err(Error::json_mapping("password", "expected a string")),
     };
     Ok(CalendarAccountInput {
-        base_url: base_url.as_str().to_owned(),
+        base_url,
         username,
+        token_url,
         password,
     })
+}
+
+/// An http(s) URL property without userinfo (credentials go in username and password).
+fn url_property(body: &Map<String, Value>, name: &str) -> Result<Option<String>, Error> {
+    let url = match body.get(name) {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v) => HttpUrl::from_json(name, v)?,
+    };
+    match url {
+        Some(url) if has_userinfo(url.as_str()) => Err(Error::invalid(format!(
+            "{name}: must not carry credentials; set username and password instead"
+        ))),
+        url => Ok(url.map(|u| u.as_str().to_owned())),
+    }
+}
+
+/// Whether accounts of `calendar_type` ask a token endpoint for access (`tokenUrl` required).
+pub fn uses_token_url(calendar_type: CalendarType) -> bool {
+    matches!(
+        calendar_type,
+        CalendarType::Office365 | CalendarType::Google
+    )
 }
 
 /// The hosts calendar accounts may name (`calendar.allowed_hosts`); empty: any. Host names
@@ -281,9 +309,15 @@ mod tests {
     #[test]
     fn only_readable_types_take_accounts() {
         assert_eq!(readable_type("CALDAV").unwrap(), CalendarType::CalDav);
-        let e = readable_type("GOOGLE").unwrap_err();
+        assert_eq!(readable_type("GOOGLE").unwrap(), CalendarType::Google);
+        assert_eq!(
+            readable_type("OFFICE_365").unwrap(),
+            CalendarType::Office365
+        );
+        let e = readable_type("EXCHANGE").unwrap_err();
         assert!(
-            e.message().contains("CALDAV calendars so far"),
+            e.message()
+                .contains("CALDAV, OFFICE_365, GOOGLE calendars so far, not EXCHANGE"),
             "{}",
             e.message()
         );

@@ -94,22 +94,48 @@ pub enum Detection {
 /// other vendor the link hosts. Every list matches a host exactly or as a subdomain (`*.` and
 /// a leading `.` are accepted and mean the same). Read from a `[calendar.meetings]` table; an
 /// omitted key keeps its built-in value, an unknown key is an error (a typo must not silently
-/// disable detection).
+/// disable detection). Each list is an array or one comma-separated string (as an environment
+/// variable gives it).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MeetingRules {
     /// This platform's meeting links (default `bluejeans.com`).
+    #[serde(deserialize_with = "host_list")]
     pub hosts: Vec<String>,
     /// This platform's SIP domains, `<id>[.<passcode>]@domain` (default `bjn.vc`, `sip.bjn.vc`).
+    #[serde(deserialize_with = "host_list")]
     pub sip_domains: Vec<String>,
     /// Teams links (default `teams.microsoft.com`, `teams.live.com`).
+    #[serde(deserialize_with = "host_list")]
     pub teams_hosts: Vec<String>,
     /// Zoom links and SIP domains (default `zoom.us`, `zoomgov.com`, `zoomcrc.com`).
+    #[serde(deserialize_with = "host_list")]
     pub zoom_hosts: Vec<String>,
     /// Webex links and SIP domains (default `webex.com`).
+    #[serde(deserialize_with = "host_list")]
     pub webex_hosts: Vec<String>,
     /// Google Meet links, which rooms cannot dial (default `meet.google.com`).
+    #[serde(deserialize_with = "host_list")]
     pub meet_hosts: Vec<String>,
+}
+
+/// A list of hosts: an array of strings, or one string of comma-separated hosts.
+fn host_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Hosts {
+        List(Vec<String>),
+        Text(String),
+    }
+    Ok(match serde::Deserialize::deserialize(deserializer)? {
+        Hosts::List(hosts) => hosts,
+        Hosts::Text(text) => text
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
 }
 
 impl Default for MeetingRules {

@@ -5,6 +5,7 @@
 //! once, without I/O: [`meeting`] decides which meeting, if any, an event asks the room to dial.
 
 pub mod account;
+pub mod auto_join;
 pub mod meeting;
 pub mod upcoming;
 

@@ -1,12 +1,14 @@
-//! CalendarAccountStore of the in-memory store.
+//! CalendarAccountStore and AutoJoinStore of the in-memory store.
 
 use super::MemoryStore;
 use crate::audit::AuditEntry;
 use crate::calendar::account::CalendarAccountRecord;
+use crate::calendar::auto_join::{JoinOutcome, Occurrence};
 use crate::enums::CalendarType;
 use crate::error::Result;
+use crate::ids::EndpointId;
 use crate::ids::EnterpriseId;
-use crate::ports::CalendarAccountStore;
+use crate::ports::{AutoJoinClaim, AutoJoinStore, CalendarAccountStore};
 use async_trait::async_trait;
 
 #[async_trait]
@@ -68,5 +70,64 @@ impl CalendarAccountStore for MemoryStore {
             s.audit(audit);
         }
         Ok(deleted)
+    }
+}
+
+/// An auto-join claim and, once settled, how it ended.
+pub(super) struct Claim {
+    pub(super) claim: AutoJoinClaim,
+    outcome: Option<JoinOutcome>,
+}
+
+impl Claim {
+    fn is(&self, endpoint: &EndpointId, occurrence: &Occurrence) -> bool {
+        self.claim.endpoint_id == *endpoint && self.claim.occurrence == *occurrence
+    }
+}
+
+#[async_trait]
+impl AutoJoinStore for MemoryStore {
+    async fn claim_auto_join(&self, claim: &AutoJoinClaim, now_ms: i64) -> Result<bool> {
+        let mut s = self.lock()?;
+        let held = s
+            .auto_joins
+            .iter_mut()
+            .find(|c| c.is(&claim.endpoint_id, &claim.occurrence));
+        match held {
+            None => {
+                s.auto_joins.push(Claim {
+                    claim: claim.clone(),
+                    outcome: None,
+                });
+                Ok(true)
+            }
+            Some(c) if c.outcome.is_none() && c.claim.lease_until_ms < now_ms => {
+                c.claim = claim.clone();
+                Ok(true)
+            }
+            Some(_) => Ok(false),
+        }
+    }
+
+    async fn settle_auto_join(
+        &self,
+        endpoint: &EndpointId,
+        occurrence: &Occurrence,
+        outcome: JoinOutcome,
+        _now_ms: i64,
+    ) -> Result<()> {
+        let mut s = self.lock()?;
+        if let Some(c) = s.auto_joins.iter_mut().find(|c| c.is(endpoint, occurrence)) {
+            c.outcome = Some(outcome);
+        }
+        Ok(())
+    }
+
+    async fn purge_auto_joins(&self, before_ms: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.auto_joins.len();
+        s.auto_joins
+            .retain(|c| c.claim.occurrence.start_ms >= before_ms);
+        Ok((before - s.auto_joins.len()) as u64)
     }
 }

@@ -51,6 +51,7 @@ struct State {
     /// Oldest first, each with its position.
     audit: Vec<AuditRecord>,
     calendar_accounts: Vec<crate::calendar::account::CalendarAccountRecord>,
+    auto_joins: Vec<calendars::Claim>,
     next_audit: i64,
 }
 
@@ -250,6 +251,7 @@ impl EnterpriseStore for MemoryStore {
             failures,
             audit,
             calendar_accounts,
+            auto_joins,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -266,6 +268,7 @@ impl EnterpriseStore for MemoryStore {
         failures.retain(|f| f.enterprise_id != *id);
         audit.retain(|a| a.entry.enterprise_id != *id);
         calendar_accounts.retain(|a| a.enterprise_id != *id);
+        auto_joins.retain(|c| c.claim.enterprise_id != *id);
         Ok(true)
     }
 }

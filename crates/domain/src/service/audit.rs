@@ -15,6 +15,7 @@ pub fn actor_of(principal: &Principal) -> Actor {
         Subject::ServiceUser { username } => (ActorKind::ServiceUser, username.clone()),
         Subject::PlatformUser(user) => (ActorKind::PlatformUser, user.username.clone()),
         Subject::Token(token) => (ActorKind::Token, token.id().as_str().to_owned()),
+        Subject::Scheduler(job) => (ActorKind::Scheduler, (*job).to_owned()),
     };
     let username = match &principal.subject {
         Subject::Token(_) => principal.username().map(str::to_owned),

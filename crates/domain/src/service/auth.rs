@@ -33,9 +33,13 @@ pub enum Credentials {
 /// Who is calling.
 #[derive(Debug, Clone)]
 pub enum Subject {
-    ServiceUser { username: String },
+    ServiceUser {
+        username: String,
+    },
     PlatformUser(PlatformUser),
     Token(Box<AccessToken>),
+    /// roomlink itself acting on a schedule, e.g. `auto-join` (never a caller of the API).
+    Scheduler(&'static str),
 }
 
 /// An authenticated caller: an enterprise, roles, and who they are.
@@ -71,6 +75,22 @@ impl Principal {
             Subject::ServiceUser { username } => Some(username),
             Subject::PlatformUser(u) => Some(&u.username),
             Subject::Token(t) => t.parts().creator.as_deref(),
+            Subject::Scheduler(_) => None,
+        }
+    }
+
+    /// roomlink itself acting for `enterprise` on a schedule (`job` names it in the audit
+    /// trail), with the rights of a read-write user.
+    pub fn scheduler(
+        enterprise_id: EnterpriseId,
+        enterprise_name: String,
+        job: &'static str,
+    ) -> Self {
+        Principal {
+            enterprise_id,
+            enterprise_name,
+            roles: RoleSet::read_write(),
+            subject: Subject::Scheduler(job),
         }
     }
 }

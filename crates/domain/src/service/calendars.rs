@@ -6,13 +6,13 @@ use super::auth::Principal;
 use crate::access::{Operation, Target};
 use crate::calendar::account::{
     AllowedHosts, CalendarAccountRecord, CalendarAccountView, PasswordChange, decode_account,
-    readable_type,
+    readable_type, uses_token_url,
 };
 use crate::calendar::meeting::MeetingRules;
 use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting, upcoming};
 use crate::enums::CalendarType;
 use crate::error::{Error, Result};
-use crate::ids::EndpointId;
+use crate::ids::{EndpointId, EnterpriseId};
 use crate::ports::{
     CalendarAccount, CalendarAccountStore, CalendarReader, Clock, EndpointStore, SecretSealer,
 };
@@ -57,6 +57,22 @@ impl CalendarService {
             let calendar_type = readable_type(calendar_type)?;
             let input = decode_account(body)?;
             self.hosts.check("baseUrl", &input.base_url)?;
+            match (&input.token_url, uses_token_url(calendar_type)) {
+                (Some(url), true) => self.hosts.check("tokenUrl", url)?,
+                (None, true) => {
+                    return Err(Error::invalid(format!(
+                        "tokenUrl: is required for {} accounts (where access tokens are asked for)",
+                        calendar_type.as_str()
+                    )));
+                }
+                (Some(_), false) => {
+                    return Err(Error::invalid(format!(
+                        "tokenUrl: {} accounts have none",
+                        calendar_type.as_str()
+                    )));
+                }
+                (None, false) => {}
+            }
             let enterprise = &principal.enterprise_id;
             let password = match input.password {
                 PasswordChange::Keep => self
@@ -75,6 +91,7 @@ impl CalendarService {
                 username: input.username,
                 password,
                 updated_at_ms: self.clock.now_ms(),
+                token_url: input.token_url,
             };
             self.accounts.put_calendar_account(&account, &audit).await?;
             Ok(account.view())
@@ -132,6 +149,17 @@ impl CalendarService {
                 "endpoint {id} has a calendarId but no calendarType; set one (CALDAV, ...)"
             ))
         })?;
+        let account = self.reading_account(enterprise, calendar_type).await?;
+        self.read(&account, calendar_id.as_str(), window).await
+    }
+
+    /// The enterprise's account of `calendar_type` as a reader is to use it (its password
+    /// opened); `Invalid` when there is none or its host is no longer allowed.
+    pub async fn reading_account(
+        &self,
+        enterprise: &EnterpriseId,
+        calendar_type: CalendarType,
+    ) -> Result<CalendarAccount> {
         let account = self
             .accounts
             .calendar_account(enterprise, calendar_type)
@@ -146,22 +174,34 @@ impl CalendarService {
         // Checked again: the allowed hosts may have narrowed since the account was set.
         self.hosts
             .check("the calendar account's baseUrl", &account.base_url)?;
+        if let Some(url) = &account.token_url {
+            self.hosts.check("the calendar account's tokenUrl", url)?;
+        }
         let secret = match &account.password {
             Some(sealed) => Some(self.sealer.open(sealed)?.ok_or_else(|| {
                 Error::internal("a calendar account password was sealed to a public key")
             })?),
             None => None,
         };
-        let account = CalendarAccount {
+        Ok(CalendarAccount {
             calendar_type,
-            token_url: None,
+            token_url: account.token_url,
             base_url: account.base_url,
             username: account.username,
             secret,
-        };
+        })
+    }
+
+    /// The meetings of the calendar `calendar_id` in `window`, read now through `account`.
+    pub async fn read(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        window: MeetingWindow,
+    ) -> Result<Vec<UpcomingMeeting>> {
         let events = self
             .reader
-            .events(&account, calendar_id.as_str(), window.from_ms, window.to_ms)
+            .events(account, calendar_id, window.from_ms, window.to_ms)
             .await?;
         Ok(upcoming(events, &self.rules))
     }

@@ -9,12 +9,17 @@
 use crate::audit::DEFAULT_RETENTION_DAYS;
 use crate::error::Result;
 use crate::ports::{
-    AuditStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth, TokenStore,
+    AuditStore, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth,
+    TokenStore,
 };
 use std::sync::Arc;
 
 /// How long command and polling failures stay listed in `GET /api/failures`: a week.
 pub const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// How long auto-join claims are kept after their meeting started: a week, longer than any
+/// meeting, so a claim is never purged while its occurrence can still be due.
+pub const AUTO_JOIN_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 
 /// How long audit entries are kept (`audit.retention_days`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +49,7 @@ pub struct Housekeeping {
     pub pairing: Arc<dyn PairingStore>,
     pub failures: Arc<dyn FailureStore>,
     pub audit: Arc<dyn AuditStore>,
+    pub auto_joins: Arc<dyn AutoJoinStore>,
     pub health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
     pub audit_retention: AuditRetention,
@@ -56,11 +62,12 @@ pub struct Purged {
     pub paired: u64,
     pub failures: u64,
     pub audit: u64,
+    pub auto_joins: u64,
 }
 
 impl Purged {
     pub fn total(&self) -> u64 {
-        self.tokens + self.paired + self.failures + self.audit
+        self.tokens + self.paired + self.failures + self.audit + self.auto_joins
     }
 }
 
@@ -80,6 +87,10 @@ impl Housekeeping {
                 .audit
                 .purge_audit(self.audit_retention.cutoff(now))
                 .await?,
+            auto_joins: self
+                .auto_joins
+                .purge_auto_joins(now - AUTO_JOIN_RETENTION_MS)
+                .await?,
         })
     }
 
@@ -98,8 +109,8 @@ impl Housekeeping {
 mod tests {
     use super::*;
     use crate::ports::{
-        MockAuditStore, MockClock, MockFailureStore, MockPairingStore, MockStoreHealth,
-        MockTokenStore,
+        MockAuditStore, MockAutoJoinStore, MockClock, MockFailureStore, MockPairingStore,
+        MockStoreHealth, MockTokenStore,
     };
     use mockall::predicate::eq;
 
@@ -127,6 +138,11 @@ mod tests {
             .expect_purge_audit()
             .with(eq(NOW - 24 * 60 * 60 * 1000))
             .return_once(|_| Ok(3));
+        let mut auto_joins = MockAutoJoinStore::new();
+        auto_joins
+            .expect_purge_auto_joins()
+            .with(eq(NOW - 7 * 24 * 3_600_000))
+            .return_once(|_| Ok(4));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
@@ -134,6 +150,7 @@ mod tests {
             pairing: Arc::new(pairing),
             failures: Arc::new(failures),
             audit: Arc::new(audit),
+            auto_joins: Arc::new(auto_joins),
             health: Arc::new(MockStoreHealth::new()),
             clock: Arc::new(clock),
             audit_retention: AuditRetention { days: 1 },
@@ -146,8 +163,9 @@ mod tests {
                 paired: 1,
                 failures: 5,
                 audit: 3,
+                auto_joins: 4,
             }
         );
-        assert_eq!(purged.total(), 11);
+        assert_eq!(purged.total(), 15);
     }
 }

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod auto_join;
 pub mod calendars;
 pub mod control;
 pub mod endpoint_lists;
@@ -56,6 +57,7 @@ pub struct Services {
     pub housekeeping: Arc<housekeeping::Housekeeping>,
     pub key_rotation: Arc<keys::KeyRotation>,
     pub calendars: Arc<calendars::CalendarService>,
+    pub auto_join: Arc<auto_join::AutoJoiner>,
     token_cache: Arc<auth::TokenCache>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
@@ -72,6 +74,8 @@ pub struct Policies {
     pub meeting_rules: MeetingRules,
     /// The hosts calendar accounts may name.
     pub calendar_hosts: crate::calendar::account::AllowedHosts,
+    /// When rooms with auto-join on dial their meetings.
+    pub auto_join: crate::calendar::auto_join::AutoJoinTiming,
 }
 
 /// Bytes of serialized endpoint lists kept in memory (0: none).
@@ -118,6 +122,45 @@ impl Services {
             clock: ports.clock.clone(),
             cache: cache.clone(),
         });
+        let control = Arc::new(control::ControlService {
+            endpoints: store.clone(),
+            listeners: store.clone(),
+            enterprises: store.clone(),
+            statuses: status_writes.clone(),
+            failures: store.clone(),
+            pairing: store.clone(),
+            transport: ports.transport.clone(),
+            links: ports.links.clone(),
+            poll_lease: store.clone(),
+            sealer: ports.sealer.clone(),
+            clock: ports.clock.clone(),
+            ids: ports.ids.clone(),
+            snapshots: snapshots.clone(),
+            audit: auditor.clone(),
+        });
+        let calendars = Arc::new(calendars::CalendarService {
+            accounts: store.clone(),
+            endpoints: store.clone(),
+            reader: ports.calendars.clone(),
+            sealer: ports.sealer.clone(),
+            clock: ports.clock.clone(),
+            audit: auditor.clone(),
+            rules: policies.meeting_rules.clone(),
+            hosts: policies.calendar_hosts.clone(),
+        });
+        let auto_join = Arc::new(auto_join::AutoJoiner {
+            enterprises: store.clone(),
+            endpoints: store.clone(),
+            claims: store.clone(),
+            failures: store.clone(),
+            poll_lease: store.clone(),
+            calendars: calendars.clone(),
+            control: control.clone(),
+            clock: ports.clock.clone(),
+            ids: ports.ids.clone(),
+            holder: ports.ids.entity_id(),
+            timing: policies.auto_join,
+        });
         Services {
             tokens: Arc::new(tokens::TokenService {
                 auth: auth.clone(),
@@ -150,22 +193,7 @@ impl Services {
                 events: ports.events.clone(),
                 audit: auditor.clone(),
             }),
-            control: Arc::new(control::ControlService {
-                endpoints: store.clone(),
-                listeners: store.clone(),
-                enterprises: store.clone(),
-                statuses: status_writes,
-                failures: store.clone(),
-                pairing: store.clone(),
-                transport: ports.transport.clone(),
-                links: ports.links.clone(),
-                poll_lease: store.clone(),
-                sealer: ports.sealer.clone(),
-                clock: ports.clock.clone(),
-                ids: ports.ids.clone(),
-                snapshots: snapshots.clone(),
-                audit: auditor.clone(),
-            }),
+            control,
             pairing,
             admin: Arc::new(admin::Admin {
                 enterprises: store.clone(),
@@ -176,16 +204,8 @@ impl Services {
                 ids: ports.ids.clone(),
                 audit: auditor.clone(),
             }),
-            calendars: Arc::new(calendars::CalendarService {
-                accounts: store.clone(),
-                endpoints: store.clone(),
-                reader: ports.calendars.clone(),
-                sealer: ports.sealer.clone(),
-                clock: ports.clock.clone(),
-                audit: auditor.clone(),
-                rules: policies.meeting_rules.clone(),
-                hosts: policies.calendar_hosts.clone(),
-            }),
+            calendars,
+            auto_join,
             audit_log: Arc::new(audit::AuditLog {
                 store: store.clone(),
             }),
@@ -198,6 +218,7 @@ impl Services {
                 pairing: store.clone(),
                 failures: store.clone(),
                 audit: store.clone(),
+                auto_joins: store.clone(),
                 health: store.clone(),
                 clock: ports.clock.clone(),
                 audit_retention: policies.audit_retention,

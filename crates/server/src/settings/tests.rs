@@ -198,6 +198,17 @@ subject_prefix = "roomlink.test"
 
 [calendar]
 allowed_hosts = "dav.corp.example, 127.0.0.1"
+auto_join_lead_secs = 3600
+auto_join_grace_secs = 86400
+auto_join_interval_ms = 100
+
+[calendar.meetings]
+hosts = ["video.corp.example"]
+sip_domains = ["sip.corp.example"]
+teams_hosts = ["teams.microsoft.com"]
+zoom_hosts = ["zoom.us"]
+webex_hosts = ["webex.com"]
+meet_hosts = ["meet.google.com"]
 "#,
     )
     .unwrap();
@@ -210,6 +221,8 @@ allowed_hosts = "dav.corp.example, 127.0.0.1"
     assert_eq!(s.limits.token_burst, 1_000_000);
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");
+    assert_eq!(s.calendar.auto_join_interval_ms, 100);
+    assert_eq!(s.calendar.meetings.hosts, ["video.corp.example"]);
     // Every key of the list was set: the list and the structs agree.
     let text = std::fs::read_to_string(&file).unwrap();
     let mut section = String::new();

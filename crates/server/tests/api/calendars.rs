@@ -149,7 +149,41 @@ END:VEVENT
             Method::PUT,
             "/api/calendaraccounts/GOOGLE",
             &rw,
-            Some(json!({"baseUrl": "https://www.googleapis.com/"})),
+            Some(json!({"baseUrl": "https://www.googleapis.com/calendar/v3"})),
+        )
+        .await;
+    assert_error(status, &error, 400, "Invalid", 1782937293);
+    assert!(
+        error["errorMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("tokenUrl: is required"),
+        "{error}"
+    );
+    let (status, error) = app
+        .call(
+            Method::PUT,
+            "/api/calendaraccounts/EXCHANGE",
+            &rw,
+            Some(json!({"baseUrl": "https://mail.corp.example/EWS/Exchange.asmx"})),
+        )
+        .await;
+    assert_error(status, &error, 400, "Invalid", 1782937293);
+    assert!(
+        error["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("not EXCHANGE"),
+        "{error}"
+    );
+    let (status, error) = app
+        .call(
+            Method::PUT,
+            "/api/calendaraccounts/CALDAV",
+            &rw,
+            Some(
+                json!({"baseUrl": radicale.base_url(), "tokenUrl": "https://login.example/token"}),
+            ),
         )
         .await;
     assert_error(status, &error, 400, "Invalid", 1782937293);

@@ -55,9 +55,23 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub services: Services,
     pub clock: Arc<ManualClock>,
+    /// What a second instance beside this one shares with it.
+    shared: Shared,
+    _background: Option<roomlink::commands::Background>,
     /// Holds the SQLite file, key and platform users until the test ends.
     _dir: TempDir,
     _database: Option<roomlink_store::testing::TestDatabase>,
+}
+
+/// The database, service key, platform users and clock of an instance.
+#[derive(Clone)]
+struct Shared {
+    url: String,
+    users: std::path::PathBuf,
+    key_file: std::path::PathBuf,
+    clock: Arc<ManualClock>,
+    /// Whether its background tasks run.
+    background: bool,
 }
 
 impl TestApp {
@@ -68,6 +82,24 @@ impl TestApp {
 
     /// As [`TestApp::spawn`], with more settings as `ROOMLINK__...` variables.
     pub async fn spawn_with(backend: Backend, settings: &[(&str, &str)]) -> Option<TestApp> {
+        Self::spawn_as(backend, settings, false).await
+    }
+
+    /// As [`TestApp::spawn_with`], with the background tasks an instance runs (status polling,
+    /// auto-join, housekeeping) running too; other tests leave them out so that nothing moves
+    /// but what they do.
+    pub async fn spawn_with_background(
+        backend: Backend,
+        settings: &[(&str, &str)],
+    ) -> Option<TestApp> {
+        Self::spawn_as(backend, settings, true).await
+    }
+
+    async fn spawn_as(
+        backend: Backend,
+        settings: &[(&str, &str)],
+        background: bool,
+    ) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("temp dir");
         let (url, database) = match backend {
             Backend::Sqlite => (
@@ -81,20 +113,46 @@ impl TestApp {
         };
         let users = dir.path().join("platform-users.toml");
         std::fs::write(&users, PLATFORM_USERS).expect("platform users file");
+        let key_file = dir.path().join("service.key");
+        // Time moves only when a test says so (pairing heartbeats, rotation).
+        let clock = Arc::new(ManualClock::at(SystemClock.now_ms()));
+        let shared = Shared {
+            url,
+            users,
+            key_file,
+            clock,
+            background,
+        };
+        Some(Self::launch(shared, settings, dir, database).await)
+    }
+
+    /// A second instance on this one's database, with its service key, platform users and
+    /// clock (several instances as one; they share no bus).
+    pub async fn spawn_beside(&self, settings: &[(&str, &str)]) -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        Self::launch(self.shared.clone(), settings, dir, None).await
+    }
+
+    async fn launch(
+        shared: Shared,
+        settings: &[(&str, &str)],
+        dir: TempDir,
+        database: Option<roomlink_store::testing::TestDatabase>,
+    ) -> TestApp {
         let mut env = HashMap::from([
             (
                 "ROOMLINK__SERVER__BIND".to_owned(),
                 "127.0.0.1:0".to_owned(),
             ),
             ("ROOMLINK__SERVER__WORKERS".to_owned(), "2".to_owned()),
-            ("ROOMLINK__DATABASE__URL".to_owned(), url),
+            ("ROOMLINK__DATABASE__URL".to_owned(), shared.url.clone()),
             (
                 "ROOMLINK__PLATFORM__STATIC_FILE".to_owned(),
-                users.display().to_string(),
+                shared.users.display().to_string(),
             ),
             (
                 "ROOMLINK__SECURITY__SERVICE_KEY_FILE".to_owned(),
-                dir.path().join("service.key").display().to_string(),
+                shared.key_file.display().to_string(),
             ),
             // Cheap hashes keep the suite fast; production uses the default cost.
             ("ROOMLINK__SECURITY__BCRYPT_COST".to_owned(), "4".to_owned()),
@@ -105,23 +163,25 @@ impl TestApp {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
         );
         let settings = Settings::load_with_env(None, Some(env)).expect("settings");
-        // Time moves only when a test says so (pairing heartbeats, rotation).
-        let clock = Arc::new(ManualClock::at(SystemClock.now_ms()));
-        let wiring = roomlink::services_with_clock(&settings, true, clock.clone())
+        let wiring = roomlink::services_with_clock(&settings, true, shared.clock.clone())
             .await
             .expect("services");
         let running = roomlink::commands::start_with(&settings, wiring)
             .await
             .expect("app starts");
         tokio::spawn(running.server);
-        Some(TestApp {
+        // Dropped, the background tasks stop.
+        let background = shared.background.then_some(running.background);
+        TestApp {
             base: format!("http://{}", running.address),
             client: reqwest::Client::new(),
             services: running.services,
-            clock,
+            clock: shared.clock.clone(),
+            shared,
+            _background: background,
             _dir: dir,
             _database: database,
-        })
+        }
     }
 
     pub async fn enterprise(&self, name: &str, limit: Option<u32>) {

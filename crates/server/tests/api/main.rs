@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
 mod audit;
+mod auto_join;
 mod calendars;
 mod control;
 mod csv_export;

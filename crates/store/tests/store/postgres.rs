@@ -57,7 +57,9 @@ async fn migrate_creates_the_schema_once() {
             "2026-11-24-000000_outbound_listeners",
             "2026-11-25-000000_audit_log",
             "2026-11-26-000000_endpoint_list_version",
-            "2026-11-27-000000_calendar_accounts"
+            "2026-11-27-000000_calendar_accounts",
+            "2026-11-28-000000_calendar_token_url",
+            "2026-11-28-000001_auto_joins"
         ]
     );
     let migrated = schema(db.url()).await;

@@ -463,6 +463,13 @@ fn rules_are_configurable_and_read_with_defaults() {
         "replaced hosts no longer match"
     );
     assert!(serde_json::from_str::<MeetingRules>(r#"{"host": ["x.test"]}"#).is_err());
+    let from_text: MeetingRules =
+        serde_json::from_str(r#"{"hosts": " video.corp.example, ,meet.corp.example"}"#).unwrap();
+    assert_eq!(
+        from_text.hosts,
+        ["video.corp.example", "meet.corp.example"],
+        "a comma-separated string, as an environment variable gives it"
+    );
     assert_eq!(
         serde_json::to_string(&FoundIn::Conference).unwrap(),
         "\"conference\""

@@ -29,6 +29,13 @@ pub(super) fn calendar_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     ),
                     prop("username", nullable_text(), true),
                     prop(
+                        "tokenUrl",
+                        nullable_text().description(Some(
+                            "Microsoft 365 and Google: where access tokens are asked for.",
+                        )),
+                        true,
+                    ),
+                    prop(
                         "hasPassword",
                         boolean().description(Some("Whether a password is set.")),
                         true,
@@ -45,10 +52,18 @@ pub(super) fn calendar_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                  `{baseUrl}/{calendarId}/`; `baseUrl` carries no credentials. The read-only properties of CalendarAccount are \
                  accepted and ignored.",
                 vec![
-                    prop("baseUrl", account_url(), true),
+                    prop("baseUrl", account_url(false), true),
                     prop(
                         "username",
                         shape_schema(ShortText::SHAPE, true, Use::Input),
+                        false,
+                    ),
+                    prop(
+                        "tokenUrl",
+                        account_url(true).description(Some(
+                            "Microsoft 365 and Google (required): the OAuth token endpoint. \
+                             CalDAV accounts have none.",
+                        )),
                         false,
                     ),
                     prop(
@@ -119,8 +134,8 @@ fn dial() -> Schema {
 
 /// An account's `baseUrl`: an http(s) URL as endpoints take them, without credentials in it
 /// (no `@` before the path).
-fn account_url() -> ObjectBuilder {
-    string()
+fn account_url(nullable: bool) -> ObjectBuilder {
+    text(nullable)
         .max_length(Some(HttpUrl::MAX))
         .pattern(Some(
             "^[Hh][Tt][Tt][Pp]([Ss])?://([^\\s\\u0000-\\u001f\\u007f-\\u009f@/?#]+\

@@ -176,12 +176,16 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     prop(
                         "actor",
                         object(
-                            "Who acted: a service or platform user by username, or a token by \
-                             id (with the user who created it).",
+                            "Who acted: a service or platform user by username, a token by id \
+                             (with the user who created it), or roomlink's scheduler by job \
+                             (`auto-join`).",
                             vec![
                                 prop(
                                     "kind",
-                                    enumeration(&["serviceUser", "platformUser", "token"], false),
+                                    enumeration(
+                                        &["serviceUser", "platformUser", "token", "scheduler"],
+                                        false,
+                                    ),
                                     true,
                                 ),
                                 prop("id", string(), true),

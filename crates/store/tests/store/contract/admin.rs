@@ -261,6 +261,7 @@ pub async fn deleting_an_enterprise_leaves_no_orphans(h: &Harness) {
             username: None,
             password: None,
             updated_at_ms: 1,
+            token_url: None,
         };
         h.store
             .put_calendar_account(&calendars, &audit_for(&e.id))

@@ -87,6 +87,7 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
         username: Some("svc".to_owned()),
         password: Some(h.sealer.seal(&Secret::new("calendar-pw"), None).unwrap()),
         updated_at_ms: 1,
+        token_url: None,
     };
     h.store
         .put_calendar_account(&calendars, &audit_for(&e.id))

@@ -99,6 +99,7 @@ macro_rules! contract_tests {
             sealed_values_are_paged_by_key_and_replaced_only_if_unchanged,
             a_rotation_reseals_everything_under_the_new_key,
             calendar_accounts_are_replaced_in_place_and_scoped,
+            an_auto_join_is_claimed_by_one_holder_once,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

@@ -1,0 +1,251 @@
+//! Auto-join: rooms with `autoJoinMode` ENABLED dial the meetings on their calendars at the
+//! start time, through the normal control path.
+//!
+//! One round ([`AutoJoiner::run_once`]) reads, for every such room, the part of its calendar
+//! where a due meeting can start (`AutoJoinTiming::window`), picks the meeting due now, and
+//! joins it once: a claim in the store ([`AutoJoinStore`]) makes each occurrence joined by one
+//! instance only, across restarts. Only the instance holding the poll lease runs rounds, so
+//! calendars are read once per round whatever the number of instances; the claims keep the
+//! promise when the lease moves between instances mid-round.
+
+use super::auth::Principal;
+use super::calendars::CalendarService;
+use super::control::ControlService;
+use crate::calendar::auto_join::{AutoJoinTiming, JoinOutcome, Occurrence};
+use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting};
+use crate::endpoint::Endpoint;
+use crate::enums::{CalendarType, Toggle};
+use crate::error::{Error, Result};
+use crate::ids::{EndpointId, EnterpriseId, FailureId};
+use crate::ports::{
+    AutoJoinClaim, AutoJoinStore, CalendarAccount, Clock, Command, EndpointStore, EnterpriseStore,
+    FailureStore, IdGenerator, PollLease,
+};
+use crate::status::Failure;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+
+/// The audit trail's name for the job (actor `scheduler`, id `auto-join`).
+pub const JOB: &str = "auto-join";
+
+/// How long a claim is held while its join is sent: longer than any join takes (the listener
+/// call's own timeout), so a lapsed lease means its holder died.
+const CLAIM_LEASE_MS: i64 = 120_000;
+
+/// Endpoints read per page.
+const PAGE: usize = 1000;
+
+pub struct AutoJoiner {
+    pub enterprises: Arc<dyn EnterpriseStore>,
+    pub endpoints: Arc<dyn EndpointStore>,
+    pub claims: Arc<dyn AutoJoinStore>,
+    pub failures: Arc<dyn FailureStore>,
+    pub poll_lease: Arc<dyn PollLease>,
+    pub calendars: Arc<CalendarService>,
+    pub control: Arc<ControlService>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    /// This instance, as its claims name it.
+    pub holder: String,
+    pub timing: AutoJoinTiming,
+}
+
+/// What one round did.
+#[derive(Debug, Default)]
+pub struct AutoJoinRound {
+    /// Rooms with auto-join enabled and a calendar.
+    pub rooms: usize,
+    /// Joins sent that the room system carried out.
+    pub joined: usize,
+    /// Joins sent that failed (each recorded in failures).
+    pub failed: usize,
+    /// Rooms whose calendar could not be read this round, with why (they are tried again at
+    /// the next round, within the grace time). A calendar account that cannot be used is
+    /// named once, with the first of its rooms.
+    pub unread: Vec<(EndpointId, Error)>,
+    /// Enterprises whose round stopped at a storage error.
+    pub enterprises_failed: Vec<(EnterpriseId, Error)>,
+}
+
+/// One room to look at: the endpoint and where its calendar is.
+struct Room {
+    id: EndpointId,
+    calendar_id: String,
+    calendar_type: CalendarType,
+}
+
+impl Room {
+    /// The room when auto-join is on and it has a calendar.
+    fn of(endpoint: &Endpoint) -> Option<Room> {
+        let profile = endpoint.profile();
+        if profile.auto_join_mode() != Some(&Toggle::Enabled) {
+            return None;
+        }
+        Some(Room {
+            id: endpoint.id().clone(),
+            calendar_id: profile.calendar_id()?.as_str().to_owned(),
+            calendar_type: *profile.calendar_type()?,
+        })
+    }
+}
+
+impl AutoJoiner {
+    /// One round over every enterprise, when this instance holds the poll lease (otherwise
+    /// nothing). Fails as a whole only when the lease or the enterprises cannot be read.
+    pub async fn run_once(&self) -> Result<AutoJoinRound> {
+        let mut round = AutoJoinRound::default();
+        if !self.poll_lease.hold_poll_lease().await? {
+            return Ok(round);
+        }
+        for enterprise in self.enterprises.enterprise_ids().await? {
+            if let Err(e) = self.enterprise_round(&enterprise, &mut round).await {
+                round.enterprises_failed.push((enterprise, e));
+            }
+        }
+        Ok(round)
+    }
+
+    async fn enterprise_round(
+        &self,
+        enterprise: &EnterpriseId,
+        round: &mut AutoJoinRound,
+    ) -> Result<()> {
+        let mut principal = None;
+        // Each calendar type's account once per round (`None`: it cannot be used).
+        let mut accounts: HashMap<CalendarType, Option<CalendarAccount>> = HashMap::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .endpoints
+                .endpoint_page(enterprise, after, PAGE)
+                .await?;
+            for room in page.endpoints.iter().filter_map(Room::of) {
+                round.rooms += 1;
+                if let Entry::Vacant(vacant) = accounts.entry(room.calendar_type) {
+                    let account = self
+                        .calendars
+                        .reading_account(enterprise, room.calendar_type)
+                        .await
+                        .map_err(|e| round.unread.push((room.id.clone(), e)))
+                        .ok();
+                    vacant.insert(account);
+                }
+                let Some(account) = &accounts[&room.calendar_type] else {
+                    continue;
+                };
+                let now = self.clock.now_ms();
+                let (from_ms, to_ms) = self.timing.window(now);
+                let window = MeetingWindow { from_ms, to_ms };
+                let meetings = match self
+                    .calendars
+                    .read(account, &room.calendar_id, window)
+                    .await
+                {
+                    Ok(meetings) => meetings,
+                    Err(e) => {
+                        round.unread.push((room.id.clone(), e));
+                        continue;
+                    }
+                };
+                let Some(meeting) = self.timing.due(&meetings, now) else {
+                    continue;
+                };
+                if principal.is_none() {
+                    principal = Some(self.principal(enterprise).await?);
+                }
+                if let Some(principal) = &principal {
+                    match self.join(principal, &room.id, meeting).await? {
+                        Some(JoinOutcome::Joined) => round.joined += 1,
+                        Some(JoinOutcome::Failed) => round.failed += 1,
+                        None => {}
+                    }
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    async fn principal(&self, enterprise: &EnterpriseId) -> Result<Principal> {
+        let found = self
+            .enterprises
+            .enterprise(enterprise)
+            .await?
+            .ok_or_else(|| Error::internal(format!("enterprise {enterprise} vanished")))?;
+        Ok(Principal::scheduler(found.id, found.name, JOB))
+    }
+
+    /// Joins `meeting` in the room unless another round (here or on another instance) has:
+    /// `None` when the claim was not ours to take.
+    async fn join(
+        &self,
+        principal: &Principal,
+        room: &EndpointId,
+        meeting: &UpcomingMeeting,
+    ) -> Result<Option<JoinOutcome>> {
+        let Some(dial) = &meeting.dial else {
+            return Ok(None);
+        };
+        let occurrence = Occurrence {
+            uid: meeting.uid.clone(),
+            start_ms: meeting.start,
+        };
+        let now = self.clock.now_ms();
+        let claim = AutoJoinClaim {
+            enterprise_id: principal.enterprise_id.clone(),
+            endpoint_id: room.clone(),
+            occurrence: occurrence.clone(),
+            holder: self.holder.clone(),
+            lease_until_ms: now + CLAIM_LEASE_MS,
+        };
+        if !self.claims.claim_auto_join(&claim, now).await? {
+            return Ok(None);
+        }
+        let sent = self
+            .control
+            .command(principal, room, Command::Join(dial.join.clone()))
+            .await;
+        let outcome = match &sent {
+            Ok(()) => JoinOutcome::Joined,
+            Err(error) => {
+                self.record(principal, room, meeting, error).await;
+                JoinOutcome::Failed
+            }
+        };
+        self.claims
+            .settle_auto_join(room, &occurrence, outcome, self.clock.now_ms())
+            .await?;
+        Ok(Some(outcome))
+    }
+
+    /// Keeps a failed auto-join for `GET /api/failures`: the control path's error, against the
+    /// endpoint, with the meeting it was for.
+    async fn record(
+        &self,
+        principal: &Principal,
+        room: &EndpointId,
+        meeting: &UpcomingMeeting,
+        error: &Error,
+    ) {
+        let mut failure = Failure::from_error(
+            FailureId::from_trusted(self.ids.entity_id()),
+            principal.enterprise_id.clone(),
+            EndpointId::ENTITY_CLASS,
+            room.as_str(),
+            error,
+            self.clock.now_ms(),
+        );
+        failure.error_message = format!(
+            "auto-join of the meeting starting at {} ({}): {}",
+            meeting.start, meeting.uid, failure.error_message
+        );
+        failure.error_details.insert(
+            "autoJoin".to_owned(),
+            serde_json::json!({"uid": meeting.uid, "start": meeting.start}),
+        );
+        let _ = self.failures.record_failure(&failure).await;
+    }
+}

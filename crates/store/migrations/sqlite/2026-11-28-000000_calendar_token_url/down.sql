@@ -1,0 +1,1 @@
+ALTER TABLE calendar_accounts DROP COLUMN token_url;
