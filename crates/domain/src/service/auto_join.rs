@@ -22,6 +22,7 @@ use crate::ports::{
     FailureStore, IdGenerator, PollLease,
 };
 use crate::status::Failure;
+use futures::stream::{self, StreamExt};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -35,6 +36,11 @@ const CLAIM_LEASE_MS: i64 = 120_000;
 
 /// Endpoints read per page.
 const PAGE: usize = 1000;
+
+/// Calendars read at once in a round: a calendar system answering in 50 ms then serves
+/// 10,000 rooms in about a minute, and no system sees more than this many requests at a time
+/// from one roomlink (Graph and Google throttle bursts).
+const READS_AT_ONCE: usize = 8;
 
 pub struct AutoJoiner {
     pub enterprises: Arc<dyn EnterpriseStore>,
@@ -66,6 +72,17 @@ pub struct AutoJoinRound {
     pub unread: Vec<(EndpointId, Error)>,
     /// Enterprises whose round stopped at a storage error.
     pub enterprises_failed: Vec<(EnterpriseId, Error)>,
+}
+
+/// What one room's part of a round came to.
+enum RoomOutcome {
+    /// Nothing due, or due and already claimed.
+    Nothing,
+    Settled(JoinOutcome),
+    /// Its calendar could not be read.
+    Unread(EndpointId, Error),
+    /// A storage error: the enterprise's round stops.
+    Broken(Error),
 }
 
 /// One room to look at: the endpoint and where its calendar is.
@@ -120,6 +137,7 @@ impl AutoJoiner {
                 .endpoints
                 .endpoint_page(enterprise, after, PAGE)
                 .await?;
+            let mut rooms = Vec::new();
             for room in page.endpoints.iter().filter_map(Room::of) {
                 round.rooms += 1;
                 if let Entry::Vacant(vacant) = accounts.entry(room.calendar_type) {
@@ -131,34 +149,32 @@ impl AutoJoiner {
                         .ok();
                     vacant.insert(account);
                 }
-                let Some(account) = &accounts[&room.calendar_type] else {
-                    continue;
-                };
-                let now = self.clock.now_ms();
-                let (from_ms, to_ms) = self.timing.window(now);
-                let window = MeetingWindow { from_ms, to_ms };
-                let meetings = match self
-                    .calendars
-                    .read(account, &room.calendar_id, window)
-                    .await
-                {
-                    Ok(meetings) => meetings,
-                    Err(e) => {
-                        round.unread.push((room.id.clone(), e));
-                        continue;
-                    }
-                };
-                let Some(meeting) = self.timing.due(&meetings, now) else {
-                    continue;
-                };
-                if principal.is_none() {
-                    principal = Some(self.principal(enterprise).await?);
+                if accounts[&room.calendar_type].is_some() {
+                    rooms.push(room);
                 }
-                if let Some(principal) = &principal {
-                    match self.join(principal, &room.id, meeting).await? {
-                        Some(JoinOutcome::Joined) => round.joined += 1,
-                        Some(JoinOutcome::Failed) => round.failed += 1,
-                        None => {}
+            }
+            if !rooms.is_empty() && principal.is_none() {
+                principal = Some(self.principal(enterprise).await?);
+            }
+            if let Some(principal) = &principal {
+                let accounts = &accounts;
+                let outcomes: Vec<RoomOutcome> = stream::iter(rooms)
+                    .map(|room| async move {
+                        match &accounts[&room.calendar_type] {
+                            Some(account) => self.room_round(principal, room, account).await,
+                            None => RoomOutcome::Nothing,
+                        }
+                    })
+                    .buffer_unordered(READS_AT_ONCE)
+                    .collect()
+                    .await;
+                for outcome in outcomes {
+                    match outcome {
+                        RoomOutcome::Nothing => {}
+                        RoomOutcome::Settled(JoinOutcome::Joined) => round.joined += 1,
+                        RoomOutcome::Settled(JoinOutcome::Failed) => round.failed += 1,
+                        RoomOutcome::Unread(room, e) => round.unread.push((room, e)),
+                        RoomOutcome::Broken(e) => return Err(e),
                     }
                 }
             }
@@ -166,6 +182,34 @@ impl AutoJoiner {
                 Some(next) => after = Some(next),
                 None => return Ok(()),
             }
+        }
+    }
+
+    /// One room: its calendar read, and the meeting due now joined unless it already was.
+    async fn room_round(
+        &self,
+        principal: &Principal,
+        room: Room,
+        account: &CalendarAccount,
+    ) -> RoomOutcome {
+        let now = self.clock.now_ms();
+        let (from_ms, to_ms) = self.timing.window(now);
+        let window = MeetingWindow { from_ms, to_ms };
+        let meetings = match self
+            .calendars
+            .read(account, &room.calendar_id, window)
+            .await
+        {
+            Ok(meetings) => meetings,
+            Err(e) => return RoomOutcome::Unread(room.id, e),
+        };
+        let Some(meeting) = self.timing.due(&meetings, now) else {
+            return RoomOutcome::Nothing;
+        };
+        match self.join(principal, &room.id, meeting).await {
+            Ok(Some(outcome)) => RoomOutcome::Settled(outcome),
+            Ok(None) => RoomOutcome::Nothing,
+            Err(e) => RoomOutcome::Broken(e),
         }
     }
 

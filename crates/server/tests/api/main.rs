@@ -6,6 +6,7 @@
 mod audit;
 mod auto_join;
 mod calendars;
+mod calendars_oauth;
 mod control;
 mod csv_export;
 mod csv_upload;
