@@ -23,7 +23,7 @@
 
 use crate::civil;
 use crate::http::{self, Failures};
-use crate::oauth::{Grant, OAuthClient, TokenKey};
+use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
 use crate::readers::in_window;
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -72,23 +72,21 @@ impl CalendarReader for GoogleReader {
             service: "Google Calendar",
             calendar_id,
         };
-        let base = http::account_url(&account.base_url, "base URL")
-            .map_err(|what| failures.account(what))?;
-        let audience = account.token_url.as_deref().ok_or_else(|| {
-            failures.account("the account has no token URL (https://oauth2.googleapis.com/token)")
-        })?;
-        let token_url =
-            http::account_url(audience, "token URL").map_err(|what| failures.account(what))?;
-        let issuer = account
-            .username
-            .as_deref()
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| failures.account("the account has no service account email"))?;
-        let key = account
-            .secret
-            .as_ref()
-            .filter(|s| !s.expose().is_empty())
-            .ok_or_else(|| failures.account("the account has no private key"))?;
+        let OAuthAccount {
+            base,
+            token_url,
+            token_url_text: audience,
+            client: issuer,
+            secret: key,
+        } = OAuthAccount::of(
+            account,
+            &failures,
+            &Required {
+                token_url_hint: "https://oauth2.googleapis.com/token",
+                client: "service account email",
+                secret: "private key",
+            },
+        )?;
         let form = || -> std::result::Result<String, String> {
             let now_s = self.clock.now_ms().div_euclid(1000);
             let assertion = assertion(key.expose(), issuer, audience, now_s)?;

@@ -20,7 +20,7 @@
 
 use crate::civil;
 use crate::http::{self, Failures};
-use crate::oauth::{Grant, OAuthClient, TokenKey};
+use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
 use crate::readers::in_window;
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
@@ -71,23 +71,21 @@ impl CalendarReader for GraphReader {
             service: "Microsoft Graph",
             calendar_id,
         };
-        let base = http::account_url(&account.base_url, "base URL")
-            .map_err(|what| failures.account(what))?;
-        let token_url = account.token_url.as_deref().ok_or_else(|| {
-            failures.account("the account has no token URL (the tenant's OAuth 2.0 token endpoint)")
-        })?;
-        let token_url =
-            http::account_url(token_url, "token URL").map_err(|what| failures.account(what))?;
-        let client_id = account
-            .username
-            .as_deref()
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| failures.account("the account has no application (client) id"))?;
-        let secret = account
-            .secret
-            .as_ref()
-            .filter(|s| !s.expose().is_empty())
-            .ok_or_else(|| failures.account("the account has no client secret"))?;
+        let OAuthAccount {
+            base,
+            token_url,
+            client: client_id,
+            secret,
+            ..
+        } = OAuthAccount::of(
+            account,
+            &failures,
+            &Required {
+                token_url_hint: "the tenant's OAuth 2.0 token endpoint",
+                client: "application (client) id",
+                secret: "client secret",
+            },
+        )?;
         let form = || -> std::result::Result<String, String> {
             Ok(form_urlencoded::Serializer::new(String::new())
                 .append_pair("grant_type", "client_credentials")

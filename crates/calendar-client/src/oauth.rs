@@ -17,6 +17,7 @@
 
 use crate::http::{self, Failures, MAX_BODY};
 use roomlink_domain::error::Result;
+use roomlink_domain::ports::CalendarAccount;
 use roomlink_domain::secret::Secret;
 use rsa::sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -201,6 +202,62 @@ fn token_answer(body: &str) -> std::result::Result<(Secret, Duration), String> {
     }
     .ok_or_else(|| unreadable("answer without a readable expires_in"))?;
     Ok((Secret::new(token), Duration::from_secs(lifetime)))
+}
+
+/// What an OAuth account must name, as its reader words it when missing.
+pub(crate) struct Required {
+    /// Shown after "the account has no token URL", e.g. where to find it.
+    pub token_url_hint: &'static str,
+    /// The username's meaning: "application (client) id", "service account email".
+    pub client: &'static str,
+    /// The secret's meaning: "client secret", "private key".
+    pub secret: &'static str,
+}
+
+/// An OAuth account's parts, checked: the API's base URL, the token URL (also its text, which
+/// Google signs as the audience), the client and its secret.
+pub(crate) struct OAuthAccount<'a> {
+    pub base: reqwest::Url,
+    pub token_url: reqwest::Url,
+    pub token_url_text: &'a str,
+    pub client: &'a str,
+    pub secret: &'a Secret,
+}
+
+impl<'a> OAuthAccount<'a> {
+    pub(crate) fn of(
+        account: &'a CalendarAccount,
+        failures: &Failures<'_>,
+        required: &Required,
+    ) -> Result<Self> {
+        let base = http::account_url(&account.base_url, "base URL")
+            .map_err(|what| failures.account(what))?;
+        let token_url_text = account.token_url.as_deref().ok_or_else(|| {
+            failures.account(format!(
+                "the account has no token URL ({})",
+                required.token_url_hint
+            ))
+        })?;
+        let token_url = http::account_url(token_url_text, "token URL")
+            .map_err(|what| failures.account(what))?;
+        let client = account
+            .username
+            .as_deref()
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| failures.account(format!("the account has no {}", required.client)))?;
+        let secret = account
+            .secret
+            .as_ref()
+            .filter(|s| !s.expose().is_empty())
+            .ok_or_else(|| failures.account(format!("the account has no {}", required.secret)))?;
+        Ok(OAuthAccount {
+            base,
+            token_url,
+            token_url_text,
+            client,
+            secret,
+        })
+    }
 }
 
 #[cfg(test)]
