@@ -293,3 +293,152 @@ impl AutoJoiner {
         let _ = self.failures.record_failure(&failure).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calendar::CalendarEvent;
+    use crate::cluster::{LocalBus, MockListenerLinks};
+    use crate::memory::MemoryStore;
+    use crate::ports::{
+        CalendarReader, MockListenerTransport, MockPasswordHasher, MockPlatformIdentity,
+        MockSecretSealer,
+    };
+    use crate::service::{Policies, Ports, Services};
+    use crate::system::{ManualClock, RandomIds};
+    use async_trait::async_trait;
+    use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// A calendar system that takes 20 ms per read and counts how many reads overlap.
+    #[derive(Default)]
+    struct SlowCalendars {
+        reading: AtomicUsize,
+        most_at_once: AtomicUsize,
+        reads: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl CalendarReader for SlowCalendars {
+        async fn events(
+            &self,
+            _account: &CalendarAccount,
+            _calendar_id: &str,
+            _from_ms: i64,
+            _to_ms: i64,
+        ) -> Result<Vec<CalendarEvent>> {
+            let now = self.reading.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most_at_once.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            self.reading.fetch_sub(1, Ordering::SeqCst);
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            Ok(Vec::new())
+        }
+    }
+
+    /// The services over the memory store; nothing but the calendars is called.
+    fn services(calendars: Arc<SlowCalendars>) -> Services {
+        let ports = Ports {
+            store: Arc::new(MemoryStore::new()),
+            hasher: Arc::new(MockPasswordHasher::new()),
+            sealer: Arc::new(MockSecretSealer::new()),
+            platform: Arc::new(MockPlatformIdentity::new()),
+            transport: Arc::new(MockListenerTransport::new()),
+            links: Arc::new(MockListenerLinks::new()),
+            events: Arc::new(LocalBus::default()),
+            clock: Arc::new(ManualClock::at(1_800_000_000_000)),
+            ids: Arc::new(RandomIds),
+            calendars,
+        };
+        Services::new(ports, Policies::default())
+    }
+
+    fn object(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn a_round_reads_every_auto_join_room_a_bounded_number_at_once() {
+        let calendars = Arc::new(SlowCalendars::default());
+        let services = services(calendars.clone());
+        let acme = services
+            .admin
+            .create_enterprise("acme", None)
+            .await
+            .unwrap();
+        let admin = Principal::scheduler(acme.id, acme.name, "test");
+        services
+            .calendars
+            .put_account(
+                &admin,
+                "CALDAV",
+                &object(json!({"baseUrl": "http://127.0.0.1:5232/rooms/"})),
+            )
+            .await
+            .unwrap();
+        for n in 0..20 {
+            let room = json!({"name": format!("Room {n}"), "calendarId": format!("room-{n}@corp.example"),
+                "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
+            services
+                .endpoints
+                .insert(&admin, &object(room))
+                .await
+                .unwrap();
+        }
+        // Rooms without auto-join, or without a calendar, are not read.
+        for room in [
+            json!({"name": "Off", "calendarId": "off@corp.example", "calendarType": "CALDAV"}),
+            json!({"name": "No calendar", "autoJoinMode": "ENABLED"}),
+        ] {
+            services
+                .endpoints
+                .insert(&admin, &object(room))
+                .await
+                .unwrap();
+        }
+        let round = services.auto_join.run_once().await.unwrap();
+        assert_eq!(round.rooms, 20);
+        assert_eq!(calendars.reads.load(Ordering::SeqCst), 20);
+        assert_eq!(
+            calendars.most_at_once.load(Ordering::SeqCst),
+            READS_AT_ONCE,
+            "reads overlap, up to the bound"
+        );
+        assert!(round.unread.is_empty() && round.enterprises_failed.is_empty());
+        assert_eq!((round.joined, round.failed), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn a_type_without_an_account_is_reported_once_and_not_read() {
+        let calendars = Arc::new(SlowCalendars::default());
+        let services = services(calendars.clone());
+        let acme = services
+            .admin
+            .create_enterprise("acme", None)
+            .await
+            .unwrap();
+        let admin = Principal::scheduler(acme.id, acme.name, "test");
+        for n in 0..3 {
+            let room = json!({"name": format!("Room {n}"), "calendarId": format!("room-{n}@corp.example"),
+                "calendarType": "OFFICE_365", "autoJoinMode": "ENABLED"});
+            services
+                .endpoints
+                .insert(&admin, &object(room))
+                .await
+                .unwrap();
+        }
+        let round = services.auto_join.run_once().await.unwrap();
+        assert_eq!(round.rooms, 3);
+        assert_eq!(calendars.reads.load(Ordering::SeqCst), 0);
+        assert_eq!(round.unread.len(), 1, "one line for the missing account");
+        assert!(
+            round.unread[0]
+                .1
+                .message()
+                .contains("no OFFICE_365 calendar account"),
+            "{}",
+            round.unread[0].1.message()
+        );
+    }
+}
