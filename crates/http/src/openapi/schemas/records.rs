@@ -142,7 +142,9 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
         (
             "Failure",
             object(
-                "A control failure, as the caller got it.",
+                "A control failure, as the caller got it: `subjectClass` ListenerService for a \
+                 listener or room system that failed a command or a poll, Endpoint for an \
+                 auto-join that failed (`errorDetails.autoJoin` names the meeting).",
                 vec![
                     prop("id", string(), true),
                     prop("subjectClass", string(), true),
