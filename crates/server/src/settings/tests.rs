@@ -356,3 +356,27 @@ fn the_edit_distance_counts_a_swap_as_one() {
 fn a_missing_config_file_is_an_error() {
     assert!(Settings::load_with_env(Some(Path::new("/nonexistent/roomlink.toml")), None).is_err());
 }
+
+#[test]
+fn meeting_hosts_come_from_an_environment_variable_as_a_list() {
+    let env = HashMap::from([
+        (
+            "ROOMLINK__CALENDAR__MEETINGS__HOSTS".to_owned(),
+            "video.corp.example, meet.corp.example".to_owned(),
+        ),
+        (
+            "ROOMLINK__PLATFORM__STATIC_FILE".to_owned(),
+            "u.toml".to_owned(),
+        ),
+    ]);
+    let s = Settings::load_with_env(None, Some(env)).unwrap();
+    assert_eq!(
+        s.calendar.meetings.hosts,
+        ["video.corp.example", "meet.corp.example"]
+    );
+    assert_eq!(
+        s.calendar.meetings.teams_hosts,
+        roomlink_domain::calendar::meeting::MeetingRules::default().teams_hosts,
+        "the other lists keep their defaults"
+    );
+}
