@@ -30,6 +30,21 @@ pub fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
         .map(|(_, v)| v.into_owned())
 }
 
+/// A paging parameter given at most once: `Invalid` naming it when repeated, since a second,
+/// malformed value would otherwise pass unread (`query_param` reads the first).
+pub fn single_query_param(req: &HttpRequest, name: &str) -> Result<Option<String>, Error> {
+    let mut values = form_urlencoded::parse(req.query_string().as_bytes())
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned());
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(Error::invalid(format!(
+            "{name}: given more than once; give it once"
+        )));
+    }
+    Ok(first)
+}
+
 /// `Authorization: Basic` as username and password; `BadCredentialsException` if malformed.
 pub fn basic_credentials(req: &HttpRequest) -> Option<Result<(String, Secret), Error>> {
     let value = req.headers().get(header::AUTHORIZATION)?;

@@ -2,7 +2,7 @@
 //! (continued through `X-Next-Cursor` and `Link`, as the endpoint list's pages).
 
 use crate::AppState;
-use crate::caller::{Caller, query_param};
+use crate::caller::{Caller, query_param, single_query_param};
 use crate::error::ApiResult;
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::http::header;
@@ -69,7 +69,7 @@ async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
-    let limit = match query_param(&req, "limit") {
+    let limit = match single_query_param(&req, "limit")? {
         None => DEFAULT_PAGE,
         Some(text) => text
             .parse::<usize>()
@@ -81,7 +81,7 @@ async fn list(
                 ))
             })?,
     };
-    let before = query_param(&req, "cursor")
+    let before = single_query_param(&req, "cursor")?
         .as_deref()
         .map(ListPosition::from_cursor)
         .transpose()?;

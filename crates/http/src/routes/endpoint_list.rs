@@ -3,7 +3,7 @@
 //! continuation is in the `X-Next-Cursor` and `Link` headers.
 
 use crate::AppState;
-use crate::caller::{Caller, query_param};
+use crate::caller::{Caller, single_query_param};
 use crate::error::ApiResult;
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::http::header::{self, ContentType};
@@ -52,8 +52,8 @@ async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
-    let limit = query_param(&req, "limit");
-    let cursor = query_param(&req, "cursor");
+    let limit = single_query_param(&req, "limit")?;
+    let cursor = single_query_param(&req, "cursor")?;
     if limit.is_none() && cursor.is_none() {
         return stream_all(caller.0, state).await;
     }

@@ -108,8 +108,35 @@ async fn health_and_readiness(app: TestApp) {
     assert_eq!(body["status"], "ready");
 }
 
+/// A paging parameter given twice is refused: the second value would otherwise go unread.
+async fn a_paging_parameter_given_twice_is_invalid(app: TestApp) {
+    let (rw, _) = app.tenant("acme").await;
+    for path in [
+        "/api/endpoints/?cursor=73&limit=6&limit=%C3%A5M",
+        "/api/endpoints?limit=6&limit=7",
+        "/api/endpoints?cursor=1&cursor=2",
+        "/api/auditlog?limit=5&limit=x",
+        "/api/auditlog?cursor=9&cursor=8",
+    ] {
+        let (status, body) = app.call(Method::GET, path, &rw, None).await;
+        assert_error(status, &body, 400, "Invalid", 1782937293);
+        assert!(
+            body["errorMessage"]
+                .as_str()
+                .unwrap()
+                .contains("given more than once"),
+            "{path}: {body}"
+        );
+    }
+    for once in ["/api/endpoints?limit=6", "/api/auditlog?limit=5"] {
+        let (status, body) = app.call(Method::GET, once, &rw, None).await;
+        assert_eq!(status, StatusCode::OK, "{once}: {body}");
+    }
+}
+
 on_every_backend!(
     framework_failures_are_catalog_bodies,
     every_response_has_a_request_id,
-    health_and_readiness
+    health_and_readiness,
+    a_paging_parameter_given_twice_is_invalid
 );
