@@ -24,6 +24,7 @@
 use crate::civil;
 use crate::http::{self, Failures};
 use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
+use crate::pace::Pace;
 use crate::readers::in_window;
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -51,9 +52,15 @@ pub struct GoogleReader {
 }
 
 impl GoogleReader {
+    /// A reader that asks as fast as it is asked; `clock` dates its signed token requests.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self::paced(clock, Arc::new(Pace::unlimited()))
+    }
+
+    /// A reader whose requests keep `pace`.
+    pub fn paced(clock: Arc<dyn Clock>, pace: Arc<Pace>) -> Self {
         GoogleReader {
-            api: OAuthClient::new(),
+            api: OAuthClient::new(pace),
             clock,
         }
     }

@@ -21,12 +21,14 @@
 use crate::civil;
 use crate::http::{self, Failures};
 use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
+use crate::pace::Pace;
 use crate::readers::in_window;
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::Result;
 use roomlink_domain::ports::{CalendarAccount, CalendarReader};
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// The scope of an application token for Microsoft Graph.
 pub(crate) const SCOPE: &str = "https://graph.microsoft.com/.default";
@@ -45,9 +47,15 @@ pub struct GraphReader {
 }
 
 impl GraphReader {
+    /// A reader that asks as fast as it is asked.
     pub fn new() -> Self {
+        Self::paced(Arc::new(Pace::unlimited()))
+    }
+
+    /// A reader whose requests keep `pace`.
+    pub fn paced(pace: Arc<Pace>) -> Self {
         GraphReader {
-            api: OAuthClient::new(),
+            api: OAuthClient::new(pace),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! - Transport failures (cannot connect, no answer within [`TIMEOUT`]) fail at once.
 //! - Any other status is the caller's to read.
 
+use crate::pace::Pace;
 use roomlink_domain::error::Error;
 use std::fmt::Display;
 use std::time::Duration;
@@ -199,23 +200,32 @@ impl Display for RetryAfter {
     }
 }
 
-/// Sends the request `build` makes, again as the module's rules say, and hands back the first
-/// answer that is neither throttling nor a server error. `Err` says what failed (no URL in it).
+/// Sends the request `build` makes to `host` when `pace` gives it a turn, again as the
+/// module's rules say, and hands back the first answer that is neither throttling nor a server
+/// error. `Err` says what failed (no URL in it). Throttling holds the whole host (see
+/// [`Pace::hold`]), so the retry waits its turn behind the `Retry-After`.
 pub(crate) async fn send(
+    pace: &Pace,
+    host: &str,
     build: impl Fn() -> reqwest::RequestBuilder,
 ) -> Result<reqwest::Response, String> {
     let mut throttled = 0;
     let mut server_errors = 0;
     loop {
+        pace.turn(host).await?;
         let response = build().send().await.map_err(|e| describe_transport(&e))?;
         let status = response.status();
         let wait = match status.as_u16() {
             429 | 503 => {
                 let retry_after = RetryAfter::of(&response);
+                if let RetryAfter::Seconds(s) = retry_after {
+                    pace.hold(host, Duration::from_secs(s));
+                }
                 match retry_after.wait() {
                     Some(wait) if throttled < THROTTLE_RETRIES => {
                         throttled += 1;
-                        wait
+                        pace.hold(host, wait);
+                        Duration::ZERO
                     }
                     _ => return Err(format!("throttled ({status}, {retry_after})")),
                 }

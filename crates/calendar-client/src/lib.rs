@@ -13,6 +13,9 @@
 //! kept until a minute before they expire, one new token after a 401, `Retry-After` honoured
 //! when short, one retry after a 5xx, pages followed only on the API's own server.
 //!
+//! Every request keeps the [`Pace`] of its host: a bounded rate per calendar system, and a
+//! host that throttles is left alone for as long as it asked.
+//!
 //! Every failure is the catalog's `CalendarServerException` naming the room's calendarId; its
 //! message names the server's host and what went wrong, never a credential, a token, a URL's
 //! userinfo or a response body.
@@ -24,6 +27,7 @@ mod graph;
 mod http;
 mod ical;
 mod oauth;
+mod pace;
 mod readers;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -31,4 +35,5 @@ pub mod testing;
 pub use caldav::CalDavReader;
 pub use google::GoogleReader;
 pub use graph::GraphReader;
+pub use pace::Pace;
 pub use readers::CalendarReaders;

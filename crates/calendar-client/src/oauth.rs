@@ -16,12 +16,13 @@
 //! - Tokens, secrets, assertions and bodies appear in no message and no log line.
 
 use crate::http::{self, Failures, MAX_BODY};
+use crate::pace::Pace;
 use roomlink_domain::error::Result;
 use roomlink_domain::ports::CalendarAccount;
 use roomlink_domain::secret::Secret;
 use rsa::sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -66,13 +67,15 @@ struct Cached {
 /// An HTTP client with a token cache.
 pub(crate) struct OAuthClient {
     http: reqwest::Client,
+    pace: Arc<Pace>,
     tokens: Mutex<HashMap<TokenKey, Cached>>,
 }
 
 impl OAuthClient {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(pace: Arc<Pace>) -> Self {
         OAuthClient {
             http: http::client(),
+            pace,
             tokens: Mutex::new(HashMap::new()),
         }
     }
@@ -90,7 +93,7 @@ impl OAuthClient {
         let mut refreshed = false;
         loop {
             let token = self.token(failures, grant).await?;
-            let response = http::send(|| {
+            let response = http::send(&self.pace, &host, || {
                 let mut request = self.http.get(url.clone()).bearer_auth(token.expose());
                 for (name, value) in headers {
                     request = request.header(*name, *value);
@@ -126,7 +129,7 @@ impl OAuthClient {
         }
         let host = http::host(&grant.token_url);
         let form = (grant.form)().map_err(|what| failures.account(what))?;
-        let response = http::send(|| {
+        let response = http::send(&self.pace, &host, || {
             self.http
                 .post(grant.token_url.clone())
                 .header(

@@ -1,12 +1,12 @@
 //! [`CalendarReaders`]: the one `CalendarReader` the service holds, handing each account to the
 //! reader of its calendar type.
 
-use crate::{CalDavReader, GoogleReader, GraphReader};
+use crate::{CalDavReader, GoogleReader, GraphReader, Pace};
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::{Error, Result};
-use roomlink_domain::ports::{CalendarAccount, CalendarReader, Clock};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader, Clock};
 use std::sync::Arc;
 
 /// Reads any account's calendars: CALDAV with [`CalDavReader`], OFFICE_365 with
@@ -19,26 +19,27 @@ pub struct CalendarReaders {
 }
 
 impl CalendarReaders {
-    /// `clock` dates Google's signed token requests.
+    /// Readers that ask as fast as they are asked; `clock` dates Google's signed token requests.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self::paced(clock, Pace::unlimited())
+    }
+
+    /// Readers that share `pace`: each calendar system's host is asked at that pace, whichever
+    /// reader asks.
+    pub fn paced(clock: Arc<dyn Clock>, pace: Pace) -> Self {
+        let pace = Arc::new(pace);
         CalendarReaders {
-            caldav: CalDavReader::new(),
-            graph: GraphReader::new(),
-            google: GoogleReader::new(clock),
+            caldav: CalDavReader::paced(pace.clone()),
+            graph: GraphReader::paced(pace.clone()),
+            google: GoogleReader::paced(clock, pace),
         }
     }
 }
 
-#[async_trait]
-impl CalendarReader for CalendarReaders {
-    async fn events(
-        &self,
-        account: &CalendarAccount,
-        calendar_id: &str,
-        from_ms: i64,
-        to_ms: i64,
-    ) -> Result<Vec<CalendarEvent>> {
-        let reader: &dyn CalendarReader = match account.calendar_type {
+impl CalendarReaders {
+    /// The reader of `account`'s calendar type.
+    fn reader(&self, account: &CalendarAccount, calendar_id: &str) -> Result<&dyn CalendarReader> {
+        Ok(match account.calendar_type {
             CalendarType::CalDav => &self.caldav,
             CalendarType::Office365 => &self.graph,
             CalendarType::Google => &self.google,
@@ -51,8 +52,35 @@ impl CalendarReader for CalendarReaders {
                     ),
                 ));
             }
-        };
-        reader.events(account, calendar_id, from_ms, to_ms).await
+        })
+    }
+}
+
+#[async_trait]
+impl CalendarReader for CalendarReaders {
+    async fn events(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<CalendarEvent>> {
+        self.reader(account, calendar_id)?
+            .events(account, calendar_id, from_ms, to_ms)
+            .await
+    }
+
+    async fn events_since(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+        since: Option<String>,
+    ) -> Result<CalendarRead> {
+        self.reader(account, calendar_id)?
+            .events_since(account, calendar_id, from_ms, to_ms, since)
+            .await
     }
 }
 

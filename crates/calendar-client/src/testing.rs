@@ -104,6 +104,26 @@ impl Radicale {
     }
 }
 
+impl Radicale {
+    /// PUTs one more (name, iCalendar object) into the room's existing calendar.
+    pub async fn put(&self, room: &str, name: &str, ics: &str) {
+        let url = format!("{}{room}/{name}.ics", self.base_url());
+        let answer = reqwest::Client::new()
+            .put(&url)
+            .basic_auth(USER, Some(PASSWORD))
+            .header("Content-Type", "text/calendar; charset=utf-8")
+            .body(ics.to_owned())
+            .send()
+            .await
+            .expect("Radicale answers");
+        assert!(
+            answer.status().is_success(),
+            "PUT {url}: {}",
+            answer.status()
+        );
+    }
+}
+
 fn method(name: &str) -> reqwest::Method {
     reqwest::Method::from_bytes(name.as_bytes()).expect("an HTTP method name")
 }

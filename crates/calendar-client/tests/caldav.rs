@@ -6,7 +6,7 @@ use roomlink_calendar::CalDavReader;
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::ErrorKind;
-use roomlink_domain::ports::{CalendarAccount, CalendarReader};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
 use roomlink_domain::secret::Secret;
 
 const ROOM: &str = "huddle-4@corp.example";
@@ -180,4 +180,75 @@ async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret()
             assert!(!body.contains(secret), "{body}");
         }
     }
+}
+
+/// Polling: the collection's sync token is read first; the same token as last time answers
+/// `Unchanged` (nothing else asked), a new one reads the window again.
+#[tokio::test]
+async fn an_unchanged_calendar_is_not_read_again() {
+    let radicale = Radicale::start();
+    radicale.calendar(ROOM, &room_calendar()).await;
+    let reader = CalDavReader::new();
+    let room_account = account(&radicale, PASSWORD);
+    let (from, to) = (DAY, DAY + 24 * HOUR);
+    let first = reader
+        .events_since(&room_account, ROOM, from, to, None)
+        .await
+        .unwrap();
+    let CalendarRead::Events { events, mark } = first else {
+        panic!("a first read reads: {first:?}");
+    };
+    let mark = mark.expect("Radicale gives a sync token");
+    assert!(mark.starts_with("sync:"), "{mark}");
+    let count = events.len();
+    assert!(count >= 2, "{events:?}");
+    let again = reader
+        .events_since(&room_account, ROOM, from, to, Some(mark.clone()))
+        .await
+        .unwrap();
+    assert_eq!(again, CalendarRead::Unchanged);
+
+    radicale
+        .put(
+            ROOM,
+            "added",
+            &vcalendar(
+                "BEGIN:VEVENT
+UID:added@corp.example
+DTSTAMP:20261120T080000Z
+DTSTART:20261125T160000Z
+DTEND:20261125T163000Z
+SUMMARY:Added later
+END:VEVENT
+",
+            ),
+        )
+        .await;
+    let changed = reader
+        .events_since(&room_account, ROOM, from, to, Some(mark.clone()))
+        .await
+        .unwrap();
+    let CalendarRead::Events {
+        events,
+        mark: new_mark,
+    } = changed
+    else {
+        panic!("a changed calendar is read: {changed:?}");
+    };
+    assert_eq!(events.len(), count + 1);
+    assert!(events.iter().any(|e| e.uid == "added@corp.example"));
+    assert_ne!(new_mark, Some(mark));
+
+    // The mark is asked for as the account: a refused password is the same failure as a read's.
+    let e = reader
+        .events_since(&account(&radicale, "wrong"), ROOM, from, to, new_mark)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::CalendarServerException);
+    assert!(
+        e.message().contains("refused the account"),
+        "{}",
+        e.message()
+    );
+    assert!(!e.message().contains("wrong"), "{}", e.message());
 }

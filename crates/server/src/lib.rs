@@ -17,7 +17,7 @@ use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
 use roomlink_domain::service::housekeeping::AuditRetention;
 use roomlink_domain::service::pairing::PairingPolicy;
-use roomlink_domain::service::{ListCacheBudget, Policies, Ports, Services};
+use roomlink_domain::service::{CalendarPollInterval, ListCacheBudget, Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
 use roomlink_http::LinkRegistry;
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
@@ -229,6 +229,9 @@ async fn wire(
             lead_ms: secs_to_ms(settings.calendar.auto_join_lead_secs),
             grace_ms: secs_to_ms(settings.calendar.auto_join_grace_secs),
         },
+        calendar_poll: CalendarPollInterval(
+            i64::try_from(settings.calendar.poll_interval_ms).unwrap_or(i64::MAX),
+        ),
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
@@ -273,7 +276,12 @@ async fn wire(
             transport: Arc::new(client),
             links,
             events,
-            calendars: Arc::new(roomlink_calendar::CalendarReaders::new(clock.clone())),
+            calendars: Arc::new(roomlink_calendar::CalendarReaders::paced(
+                clock.clone(),
+                roomlink_calendar::Pace::per_host(
+                    u32::try_from(settings.calendar.requests_per_second).unwrap_or(u32::MAX),
+                ),
+            )),
             clock,
             ids: Arc::new(RandomIds),
         },

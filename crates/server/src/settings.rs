@@ -37,8 +37,12 @@ pub struct CalendarSettings {
     pub auto_join_lead_secs: u64,
     /// How long after a meeting's start a room still joins it (after a restart, say).
     pub auto_join_grace_secs: u64,
-    /// How often the auto-join rooms' calendars are read.
+    /// How often auto-join rounds run.
     pub auto_join_interval_ms: u64,
+    /// How old a room calendar's kept copy may be when rounds use it (0: ask every time).
+    pub poll_interval_ms: u64,
+    /// Requests a second to each calendar system's host (0: no limit).
+    pub requests_per_second: u64,
     /// Which links and numbers in events are meetings (`[calendar.meetings]`).
     #[serde(default)]
     pub meetings: roomlink_domain::calendar::meeting::MeetingRules,
@@ -404,6 +408,8 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("calendar.auto_join_lead_secs", Builtin::Whole(30)),
     ("calendar.auto_join_grace_secs", Builtin::Whole(300)),
     ("calendar.auto_join_interval_ms", Builtin::Whole(15_000)),
+    ("calendar.poll_interval_ms", Builtin::Whole(60_000)),
+    ("calendar.requests_per_second", Builtin::Whole(250)),
     ("log.format", Builtin::Text("human")),
     ("log.level", Builtin::Text("info")),
     ("limits.address_rate_per_sec", Builtin::Real(1000.0)),
@@ -472,6 +478,8 @@ pub const KNOWN: &[&str] = &[
     "calendar.auto_join_lead_secs",
     "calendar.auto_join_grace_secs",
     "calendar.auto_join_interval_ms",
+    "calendar.poll_interval_ms",
+    "calendar.requests_per_second",
     "calendar.meetings.hosts",
     "calendar.meetings.sip_domains",
     "calendar.meetings.teams_hosts",
@@ -526,6 +534,8 @@ pub const RANGES: &[Range] = &[
     whole("calendar.auto_join_lead_secs", 0, 3600),
     whole("calendar.auto_join_grace_secs", 0, 86_400),
     whole("calendar.auto_join_interval_ms", 100, 3_600_000),
+    whole("calendar.poll_interval_ms", 0, 3_600_000),
+    whole("calendar.requests_per_second", 0, 100_000),
     Range {
         key: "limits.address_rate_per_sec",
         bounds: Bounds::AtLeast { min: 0.0 },

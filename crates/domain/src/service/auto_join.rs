@@ -9,7 +9,7 @@
 //! promise when the lease moves between instances mid-round.
 
 use super::auth::Principal;
-use super::calendars::CalendarService;
+use super::calendars::{CalendarService, OpenAccount};
 use super::control::ControlService;
 use crate::calendar::auto_join::{AutoJoinTiming, JoinOutcome, Occurrence};
 use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting};
@@ -18,8 +18,8 @@ use crate::enums::{CalendarType, Toggle};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId};
 use crate::ports::{
-    AutoJoinClaim, AutoJoinStore, CalendarAccount, Clock, Command, EndpointStore, EnterpriseStore,
-    FailureStore, IdGenerator, PollLease,
+    AutoJoinClaim, AutoJoinStore, Clock, Command, EndpointStore, EnterpriseStore, FailureStore,
+    IdGenerator, PollLease,
 };
 use crate::status::Failure;
 use futures::stream::{self, StreamExt};
@@ -55,6 +55,9 @@ pub struct AutoJoiner {
     /// This instance, as its claims name it.
     pub holder: String,
     pub timing: AutoJoinTiming,
+    /// How old a calendar's copy may be (see `CalendarMirror`): rounds come more often than
+    /// calendars are asked.
+    pub calendar_max_age_ms: i64,
 }
 
 /// What one round did.
@@ -130,7 +133,7 @@ impl AutoJoiner {
     ) -> Result<()> {
         let mut principal = None;
         // Each calendar type's account once per round (`None`: it cannot be used).
-        let mut accounts: HashMap<CalendarType, Option<CalendarAccount>> = HashMap::new();
+        let mut accounts: HashMap<CalendarType, Option<OpenAccount>> = HashMap::new();
         let mut after = None;
         loop {
             let page = self
@@ -190,14 +193,14 @@ impl AutoJoiner {
         &self,
         principal: &Principal,
         room: Room,
-        account: &CalendarAccount,
+        account: &OpenAccount,
     ) -> RoomOutcome {
         let now = self.clock.now_ms();
         let (from_ms, to_ms) = self.timing.window(now);
         let window = MeetingWindow { from_ms, to_ms };
         let meetings = match self
             .calendars
-            .read(account, &room.calendar_id, window)
+            .read(account, &room.calendar_id, window, self.calendar_max_age_ms)
             .await
         {
             Ok(meetings) => meetings,
@@ -301,8 +304,8 @@ mod tests {
     use crate::cluster::{LocalBus, MockListenerLinks};
     use crate::memory::MemoryStore;
     use crate::ports::{
-        CalendarReader, MockListenerTransport, MockPasswordHasher, MockPlatformIdentity,
-        MockSecretSealer,
+        CalendarAccount, CalendarRead, CalendarReader, MockListenerTransport, MockPasswordHasher,
+        MockPlatformIdentity, MockSecretSealer,
     };
     use crate::service::{Policies, Ports, Services};
     use crate::system::{ManualClock, RandomIds};
@@ -338,7 +341,11 @@ mod tests {
     }
 
     /// The services over the memory store; nothing but the calendars is called.
-    fn services(calendars: Arc<SlowCalendars>) -> Services {
+    fn services(calendars: Arc<dyn CalendarReader>) -> Services {
+        services_at(calendars, Arc::new(ManualClock::at(1_800_000_000_000)))
+    }
+
+    fn services_at(calendars: Arc<dyn CalendarReader>, clock: Arc<ManualClock>) -> Services {
         let ports = Ports {
             store: Arc::new(MemoryStore::new()),
             hasher: Arc::new(MockPasswordHasher::new()),
@@ -347,11 +354,53 @@ mod tests {
             transport: Arc::new(MockListenerTransport::new()),
             links: Arc::new(MockListenerLinks::new()),
             events: Arc::new(LocalBus::default()),
-            clock: Arc::new(ManualClock::at(1_800_000_000_000)),
+            clock,
             ids: Arc::new(RandomIds),
             calendars,
         };
         Services::new(ports, Policies::default())
+    }
+
+    /// A calendar system with change marks: version `n` is mark `vn`.
+    #[derive(Default)]
+    struct MarkedCalendars {
+        version: AtomicUsize,
+        asked: AtomicUsize,
+        read: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl CalendarReader for MarkedCalendars {
+        async fn events(
+            &self,
+            _account: &CalendarAccount,
+            _calendar_id: &str,
+            _from_ms: i64,
+            _to_ms: i64,
+        ) -> Result<Vec<CalendarEvent>> {
+            self.read.fetch_add(1, Ordering::SeqCst);
+            Ok(Vec::new())
+        }
+
+        async fn events_since(
+            &self,
+            account: &CalendarAccount,
+            calendar_id: &str,
+            from_ms: i64,
+            to_ms: i64,
+            since: Option<String>,
+        ) -> Result<CalendarRead> {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            let mark = format!("v{}", self.version.load(Ordering::SeqCst));
+            if since.as_deref() == Some(mark.as_str()) {
+                return Ok(CalendarRead::Unchanged);
+            }
+            let events = self.events(account, calendar_id, from_ms, to_ms).await?;
+            Ok(CalendarRead::Events {
+                events,
+                mark: Some(mark),
+            })
+        }
     }
 
     fn object(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
@@ -440,5 +489,64 @@ mod tests {
             "{}",
             round.unread[0].1.message()
         );
+    }
+
+    #[tokio::test]
+    async fn rounds_ask_calendars_only_once_a_poll_interval_and_read_only_changes() {
+        let calendars = Arc::new(MarkedCalendars::default());
+        let clock = Arc::new(ManualClock::at(1_800_000_000_000));
+        let services = services_at(calendars.clone(), clock.clone());
+        let acme = services
+            .admin
+            .create_enterprise("acme", None)
+            .await
+            .unwrap();
+        let admin = Principal::scheduler(acme.id, acme.name, "test");
+        let account = object(json!({"baseUrl": "http://127.0.0.1:5232/rooms/"}));
+        services
+            .calendars
+            .put_account(&admin, "CALDAV", &account)
+            .await
+            .unwrap();
+        for n in 0..5 {
+            let room = json!({"name": format!("Room {n}"), "calendarId": format!("room-{n}@corp.example"),
+                "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
+            services
+                .endpoints
+                .insert(&admin, &object(room))
+                .await
+                .unwrap();
+        }
+        let counts = || {
+            (
+                calendars.asked.load(Ordering::SeqCst),
+                calendars.read.load(Ordering::SeqCst),
+            )
+        };
+        services.auto_join.run_once().await.unwrap();
+        assert_eq!(counts(), (5, 5), "the first round reads every calendar");
+        clock.advance(59_000);
+        services.auto_join.run_once().await.unwrap();
+        assert_eq!(
+            counts(),
+            (5, 5),
+            "within the poll interval: the kept copies"
+        );
+        clock.advance(1_000);
+        services.auto_join.run_once().await.unwrap();
+        assert_eq!(counts(), (10, 5), "then asked, and unchanged: not read");
+        calendars.version.store(1, Ordering::SeqCst);
+        clock.advance(60_000);
+        services.auto_join.run_once().await.unwrap();
+        assert_eq!(counts(), (15, 10), "changed: read again");
+        // A new account version never uses copies read with the old one.
+        services
+            .calendars
+            .put_account(&admin, "CALDAV", &account)
+            .await
+            .unwrap();
+        clock.advance(1);
+        services.auto_join.run_once().await.unwrap();
+        assert_eq!(counts(), (20, 15));
     }
 }

@@ -1,20 +1,24 @@
 //! Calendar accounts (set, list, remove) and a room's upcoming meetings, read from its
-//! calendar through the account of its calendar type.
+//! calendar through the account of its calendar type, by way of the instance's
+//! [`CalendarMirror`] (the rules of when a calendar is asked again are there).
 
 use super::audit::Auditor;
 use super::auth::Principal;
 use crate::access::{Operation, Target};
+use crate::calendar::CalendarEvent;
 use crate::calendar::account::{
     AllowedHosts, CalendarAccountRecord, CalendarAccountView, PasswordChange, decode_account,
     readable_type, uses_token_url,
 };
 use crate::calendar::meeting::MeetingRules;
+use crate::calendar::mirror::{CalendarMirror, MirrorKey, Mirrored, MirroredRead, mirror_window};
 use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting, upcoming};
 use crate::enums::CalendarType;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId};
 use crate::ports::{
-    CalendarAccount, CalendarAccountStore, CalendarReader, Clock, EndpointStore, SecretSealer,
+    CalendarAccount, CalendarAccountStore, CalendarRead, CalendarReader, Clock, EndpointStore,
+    SecretSealer,
 };
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -28,6 +32,15 @@ pub struct CalendarService {
     pub audit: Arc<Auditor>,
     pub rules: MeetingRules,
     pub hosts: AllowedHosts,
+    pub mirror: CalendarMirror,
+}
+
+/// An enterprise's calendar account, opened for reading.
+pub struct OpenAccount {
+    pub enterprise_id: EnterpriseId,
+    /// The account's version (when it was last set): copies read with another are not used.
+    pub stamp: i64,
+    pub account: CalendarAccount,
 }
 
 impl CalendarService {
@@ -150,7 +163,8 @@ impl CalendarService {
             ))
         })?;
         let account = self.reading_account(enterprise, calendar_type).await?;
-        self.read(&account, calendar_id.as_str(), window).await
+        // Asked now: a kept copy is used only once the calendar system confirms it.
+        self.read(&account, calendar_id.as_str(), window, 0).await
     }
 
     /// The enterprise's account of `calendar_type` as a reader is to use it (its password
@@ -159,7 +173,7 @@ impl CalendarService {
         &self,
         enterprise: &EnterpriseId,
         calendar_type: CalendarType,
-    ) -> Result<CalendarAccount> {
+    ) -> Result<OpenAccount> {
         let account = self
             .accounts
             .calendar_account(enterprise, calendar_type)
@@ -183,26 +197,103 @@ impl CalendarService {
             })?),
             None => None,
         };
-        Ok(CalendarAccount {
-            calendar_type,
-            token_url: account.token_url,
-            base_url: account.base_url,
-            username: account.username,
-            secret,
+        Ok(OpenAccount {
+            enterprise_id: enterprise.clone(),
+            stamp: account.updated_at_ms,
+            account: CalendarAccount {
+                calendar_type,
+                token_url: account.token_url,
+                base_url: account.base_url,
+                username: account.username,
+                secret,
+            },
         })
     }
 
-    /// The meetings of the calendar `calendar_id` in `window`, read now through `account`.
+    /// The meetings of the calendar `calendar_id` in `window`: from the mirror's copy when it
+    /// was confirmed less than `max_age_ms` ago, else read (or confirmed unchanged) now.
     pub async fn read(
         &self,
-        account: &CalendarAccount,
+        account: &OpenAccount,
         calendar_id: &str,
         window: MeetingWindow,
+        max_age_ms: i64,
     ) -> Result<Vec<UpcomingMeeting>> {
         let events = self
-            .reader
-            .events(account, calendar_id, window.from_ms, window.to_ms)
+            .events(account, calendar_id, window, max_age_ms)
             .await?;
         Ok(upcoming(events, &self.rules))
+    }
+
+    async fn events(
+        &self,
+        open: &OpenAccount,
+        calendar_id: &str,
+        window: MeetingWindow,
+        max_age_ms: i64,
+    ) -> Result<Vec<CalendarEvent>> {
+        let now = self.clock.now_ms();
+        let mirrored = mirror_window(now);
+        if !mirrored.covers(&window) {
+            // Further out than rooms look ahead: read as asked, keep nothing.
+            return self
+                .reader
+                .events(&open.account, calendar_id, window.from_ms, window.to_ms)
+                .await;
+        }
+        let key = MirrorKey {
+            enterprise_id: open.enterprise_id.clone(),
+            calendar_type: open.account.calendar_type,
+            calendar_id: calendar_id.to_owned(),
+        };
+        let since = match self
+            .mirror
+            .lookup(&key, open.stamp, &mirrored, &window, now, max_age_ms)
+        {
+            Mirrored::Fresh(events) => return Ok(events),
+            Mirrored::Stale { mark } => Some(mark),
+            Mirrored::Missing => None,
+        };
+        let read = self
+            .reader
+            .events_since(
+                &open.account,
+                calendar_id,
+                mirrored.from_ms,
+                mirrored.to_ms,
+                since,
+            )
+            .await?;
+        let (events, mark) = match read {
+            CalendarRead::Unchanged => {
+                if let Some(events) = self.mirror.confirm(&key, &window, now, max_age_ms) {
+                    return Ok(events);
+                }
+                // The copy went while the calendar system was asked: read it in full.
+                let events = self
+                    .reader
+                    .events(&open.account, calendar_id, mirrored.from_ms, mirrored.to_ms)
+                    .await?;
+                (events, None)
+            }
+            CalendarRead::Events { events, mark } => (events, mark),
+        };
+        let asked: Vec<CalendarEvent> = events
+            .iter()
+            .filter(|e| e.overlaps(&window))
+            .cloned()
+            .collect();
+        self.mirror.keep(
+            key,
+            open.stamp,
+            mirrored,
+            MirroredRead {
+                events,
+                mark,
+                max_age_ms,
+            },
+            now,
+        );
+        Ok(asked)
     }
 }

@@ -76,6 +76,19 @@ pub struct Policies {
     pub calendar_hosts: crate::calendar::account::AllowedHosts,
     /// When rooms with auto-join on dial their meetings.
     pub auto_join: crate::calendar::auto_join::AutoJoinTiming,
+    /// How old a room calendar's copy may be when rounds (auto-join) use it.
+    pub calendar_poll: CalendarPollInterval,
+}
+
+/// How old a room calendar's copy may be when rounds use it before its calendar system is
+/// asked again: the poll interval of every room calendar in use.
+#[derive(Debug, Clone, Copy)]
+pub struct CalendarPollInterval(pub i64);
+
+impl Default for CalendarPollInterval {
+    fn default() -> Self {
+        CalendarPollInterval(60_000)
+    }
 }
 
 /// Bytes of serialized endpoint lists kept in memory (0: none).
@@ -147,6 +160,7 @@ impl Services {
             audit: auditor.clone(),
             rules: policies.meeting_rules.clone(),
             hosts: policies.calendar_hosts.clone(),
+            mirror: Default::default(),
         });
         let auto_join = Arc::new(auto_join::AutoJoiner {
             enterprises: store.clone(),
@@ -160,6 +174,7 @@ impl Services {
             ids: ports.ids.clone(),
             holder: ports.ids.entity_id(),
             timing: policies.auto_join,
+            calendar_max_age_ms: policies.calendar_poll.0,
         });
         Services {
             tokens: Arc::new(tokens::TokenService {

@@ -201,6 +201,8 @@ allowed_hosts = "dav.corp.example, 127.0.0.1"
 auto_join_lead_secs = 3600
 auto_join_grace_secs = 86400
 auto_join_interval_ms = 100
+poll_interval_ms = 5000
+requests_per_second = 7
 
 [calendar.meetings]
 hosts = ["video.corp.example"]
@@ -222,6 +224,8 @@ meet_hosts = ["meet.google.com"]
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");
     assert_eq!(s.calendar.auto_join_interval_ms, 100);
+    assert_eq!(s.calendar.poll_interval_ms, 5000);
+    assert_eq!(s.calendar.requests_per_second, 7);
     assert_eq!(s.calendar.meetings.hosts, ["video.corp.example"]);
     // Every key of the list was set: the list and the structs agree.
     let text = std::fs::read_to_string(&file).unwrap();
