@@ -12,6 +12,7 @@
 //! Every child process is stopped when its guard drops (errors and panics included), every
 //! wait has a deadline, and all traffic stays on 127.0.0.1.
 
+pub mod calendars;
 pub mod links;
 pub mod listener;
 mod pairs;

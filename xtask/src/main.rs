@@ -12,6 +12,9 @@
 //! - `bench-links [--listeners N] [--requests N] [--no-build]`: N outbound listeners connected
 //!   to one roomlink (its memory per connection) and a command's latency through the socket vs
 //!   inbound HTTP; prints the table only.
+//! - `bench-calendars [--rooms N] [--no-build]`: N rooms' CalDAV calendars (default 10,000) read,
+//!   then confirmed unchanged, by auto-join rounds against a loopback CalDAV server, at the
+//!   default pace per host and with none; prints the table only.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
@@ -46,6 +49,9 @@ fn main() -> ExitCode {
             bench::listener::run(&std::env::args().skip(2).collect::<Vec<_>>())
         }
         Some("bench-links") => bench::links::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("bench-calendars") => {
+            bench::calendars::run(&std::env::args().skip(2).collect::<Vec<_>>())
+        }
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("openapi") => apidocs::openapi(),
@@ -54,7 +60,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|bench-links|demo|fuzz|openapi|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|demo|fuzz|openapi|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }
