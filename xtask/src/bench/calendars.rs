@@ -291,10 +291,10 @@ fn set_up(bin: &Path, dir: &Path, caldav: &str, rooms: usize) -> Result<(), Stri
         "application/json",
         &format!("{{\"baseUrl\": \"http://{caldav}/rooms/\"}}"),
     )?;
-    let mut csv = String::from("id,name,ipaddress,port,calendarid,calendartype\n");
+    let mut csv = String::from("id,name,ipaddress,port,password,calendarid,calendartype\n");
     for i in 0..rooms {
         csv.push_str(&format!(
-            "\"\",\"Room {i}\",\"127.{}.{}.{}\",\"22\",\"room-{i}@bench.example\",\"CALDAV\"\n",
+            "\"\",\"Room {i}\",\"127.{}.{}.{}\",\"22\",\"room-secret-{i}\",\"room-{i}@bench.example\",\"CALDAV\"\n",
             100 + i / 65_536,
             (i / 256) % 256,
             i % 256
@@ -317,8 +317,10 @@ fn set_up(bin: &Path, dir: &Path, caldav: &str, rooms: usize) -> Result<(), Stri
         .collect();
     if ids.len() != rooms {
         return Err(format!(
-            "{} rooms after the CSV load, not {rooms}",
-            ids.len()
+            "{} rooms after the CSV load, not {rooms}: {} {}",
+            ids.len(),
+            listed.status,
+            listed.text().chars().take(300).collect::<String>()
         ));
     }
     eprintln!("bench-calendars: auto-join on for {rooms} rooms");
