@@ -15,6 +15,7 @@ use crate::audit::{AuditEntry, AuditFilter, AuditPage};
 use crate::calendar::CalendarEvent;
 use crate::calendar::account::CalendarAccountRecord;
 use crate::calendar::auto_join::{JoinOutcome, Occurrence};
+use crate::calendar::push::CalendarPush;
 use crate::endpoint::Endpoint;
 use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
@@ -687,6 +688,8 @@ pub enum Command {
     SendDtmf(Dtmf),
     MuteMicrophone,
     UnmuteMicrophone,
+    /// The room's meetings, for it to show (calendar push; sent by the scheduler only).
+    PushCalendar(CalendarPush),
 }
 
 impl Command {
@@ -698,6 +701,7 @@ impl Command {
             Command::SendDtmf(_) => "senddtmf",
             Command::MuteMicrophone => "mutemicrophone",
             Command::UnmuteMicrophone => "unmutemicrophone",
+            Command::PushCalendar(_) => "pushcalendar",
         }
     }
 }

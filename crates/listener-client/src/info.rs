@@ -32,6 +32,7 @@ pub fn minimum_version(command: &str) -> Option<(Version, &'static str)> {
         "senddtmf" => (Version(2, 0, 0), "2.0.0"),
         "mutemicrophone" | "unmutemicrophone" => (Version(2, 2, 0), "2.2.0"),
         "status" => (Version(2, 15, 0), "2.15.0"),
+        "pushcalendar" => (Version(3, 1, 0), "3.1.0"),
         _ => return None,
     })
 }
@@ -46,6 +47,10 @@ pub struct InfoBody {
     pub control_protocols: Vec<String>,
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// Per control protocol, the capabilities for rooms of that protocol (listeners from
+    /// 3.1.0); absent: `capabilities` holds for every room.
+    #[serde(default)]
+    pub protocol_capabilities: HashMap<String, Vec<String>>,
 }
 
 /// A listener's info, checked.
@@ -58,6 +63,7 @@ pub struct Info {
     pub control_protocols: Vec<String>,
     /// As reported; names roomlink does not know are kept out by the caller.
     pub capabilities: Vec<String>,
+    pub protocol_capabilities: HashMap<String, Vec<String>>,
 }
 
 impl Info {
@@ -71,7 +77,23 @@ impl Info {
             commands: body.commands,
             control_protocols: body.control_protocols,
             capabilities: body.capabilities,
+            protocol_capabilities: body.protocol_capabilities,
         })
+    }
+
+    /// What the listener reports for rooms of `control_protocol`: its list for that protocol
+    /// when it gives one, else its overall list. `CALENDAR_PUSH` counts only when the listener
+    /// also has the `pushcalendar` command.
+    pub fn capabilities_for(&self, control_protocol: Option<&str>) -> Vec<&str> {
+        let listed = control_protocol
+            .and_then(|p| self.protocol_capabilities.get(p))
+            .unwrap_or(&self.capabilities);
+        let pushes = self.has_command("pushcalendar");
+        listed
+            .iter()
+            .map(String::as_str)
+            .filter(|c| pushes || *c != "CALENDAR_PUSH")
+            .collect()
     }
 
     pub fn has_command(&self, command: &str) -> bool {
@@ -149,6 +171,7 @@ mod tests {
             commands: commands.iter().map(|c| (*c).to_owned()).collect(),
             control_protocols: vec!["TANDBERG_SSH".into()],
             capabilities: vec![],
+            protocol_capabilities: HashMap::new(),
         })
         .unwrap()
     }
@@ -185,8 +208,43 @@ mod tests {
                 commands: vec![],
                 control_protocols: vec![],
                 capabilities: vec![],
+                protocol_capabilities: HashMap::new(),
             })
             .is_err()
+        );
+    }
+
+    #[test]
+    fn capabilities_per_protocol_and_push_only_with_its_command() {
+        let body = |commands: &[&str]| InfoBody {
+            version: "3.1.0".into(),
+            commands: commands.iter().map(|c| (*c).to_owned()).collect(),
+            control_protocols: vec!["TANDBERG_HTTP".into(), "POLYCOM_HTTP_HDX".into()],
+            capabilities: vec!["JOIN".into(), "CALENDAR_PUSH".into()],
+            protocol_capabilities: HashMap::from([
+                (
+                    "TANDBERG_HTTP".to_owned(),
+                    vec!["JOIN".to_owned(), "CALENDAR_PUSH".to_owned()],
+                ),
+                ("POLYCOM_HTTP_HDX".to_owned(), vec!["JOIN".to_owned()]),
+            ]),
+        };
+        let pushing = Info::from_body(body(&["join", "pushcalendar"])).unwrap();
+        assert_eq!(
+            pushing.capabilities_for(Some("TANDBERG_HTTP")),
+            ["JOIN", "CALENDAR_PUSH"]
+        );
+        assert_eq!(pushing.capabilities_for(Some("POLYCOM_HTTP_HDX")), ["JOIN"]);
+        assert_eq!(
+            pushing.capabilities_for(Some("MESH")),
+            ["JOIN", "CALENDAR_PUSH"]
+        );
+        assert_eq!(pushing.capabilities_for(None), ["JOIN", "CALENDAR_PUSH"]);
+        let without = Info::from_body(body(&["join"])).unwrap();
+        assert_eq!(without.capabilities_for(Some("TANDBERG_HTTP")), ["JOIN"]);
+        assert_eq!(
+            gate(&info("3.0.0", &["pushcalendar"]), "pushcalendar"),
+            Err(Refusal::TooOld { minimum: "3.1.0" })
         );
     }
 

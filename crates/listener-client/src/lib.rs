@@ -278,9 +278,14 @@ impl HttpListenerClient {
         let call = Call::new(&target.listener_id, "info", target.listener_secret.expose());
         let deadline = Instant::now() + self.config.command_timeout;
         let info = self.info(target, &call, deadline).await?;
+        let protocol = target
+            .endpoint
+            .profile()
+            .control_protocol()
+            .map(|p| p.as_str());
         Ok(info
-            .capabilities
-            .iter()
+            .capabilities_for(protocol)
+            .into_iter()
             .filter_map(|c| EndpointCapability::parse(c).ok())
             .collect())
     }

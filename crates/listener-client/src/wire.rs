@@ -4,6 +4,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use roomlink_domain::calendar::push::CalendarPush;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::ports::{Command, EndpointCredential, ObservedState};
 use serde::{Deserialize, Serialize};
@@ -96,6 +97,9 @@ pub struct WireParams<'a> {
     meeting_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dtmf: Option<&'a str>,
+    /// `pushcalendar`: the window and its meetings (no passcodes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calendar: Option<&'a CalendarPush>,
 }
 
 impl<'a> WireParams<'a> {
@@ -106,7 +110,11 @@ impl<'a> WireParams<'a> {
                 passcode: join.passcode.as_deref(),
                 cluster: Some(join.cluster.as_str()),
                 meeting_type: join.meeting_type.map(|t| t.as_str()),
-                dtmf: None,
+                ..WireParams::default()
+            }),
+            Command::PushCalendar(push) => Some(WireParams {
+                calendar: Some(push),
+                ..WireParams::default()
             }),
             Command::SendDtmf(dtmf) => Some(WireParams {
                 dtmf: Some(dtmf.as_str()),

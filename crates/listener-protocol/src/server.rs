@@ -152,20 +152,87 @@ pub fn refuse_secret(expected: Option<&SharedSecret>, req: &HttpRequest) -> Opti
     )))
 }
 
-/// The `GET /v1/info` body.
+/// The `GET /v1/info` body of a listener whose every control protocol can take every command
+/// it has (the simulator).
 pub fn info_body(version: Version, commands: &[String], control_protocols: &[String]) -> Value {
-    json!({
+    info_body_for(version, commands, control_protocols, control_protocols)
+}
+
+/// The `GET /v1/info` body when only the rooms of `push_protocols` can be pushed their
+/// calendars: `CALENDAR_PUSH` is in `capabilities` when some protocol can, and in
+/// `protocolCapabilities` for those that can (listeners from 3.1.0).
+pub fn info_body_for(
+    version: Version,
+    commands: &[String],
+    control_protocols: &[String],
+    push_protocols: &[String],
+) -> Value {
+    let all = capabilities_of(commands);
+    let without_push: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|c| *c != "CALENDAR_PUSH")
+        .collect();
+    let mut per_protocol = serde_json::Map::new();
+    for protocol in control_protocols {
+        let list = if push_protocols.contains(protocol) {
+            &all
+        } else {
+            &without_push
+        };
+        per_protocol.insert(protocol.clone(), json!(list));
+    }
+    let overall = if push_protocols.is_empty() {
+        &without_push
+    } else {
+        &all
+    };
+    let mut body = json!({
         "version": version.to_string(),
         "protocol": 1,
         "commands": commands,
         "controlProtocols": control_protocols,
-        "capabilities": capabilities_of(commands),
-    })
+        "capabilities": overall,
+    });
+    if commands.iter().any(|c| c == "pushcalendar") {
+        body["protocolCapabilities"] = Value::Object(per_protocol);
+    }
+    body
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_is_reported_for_the_protocols_that_can_take_it() {
+        let names =
+            |list: &[&str]| -> Vec<String> { list.iter().map(|s| (*s).to_owned()).collect() };
+        let commands = names(&["join", "status", "pushcalendar"]);
+        let protocols = names(&["TANDBERG_HTTP", "POLYCOM_HTTP_HDX"]);
+        let body = info_body_for(
+            Version::new(3, 1, 0),
+            &commands,
+            &protocols,
+            &names(&["TANDBERG_HTTP"]),
+        );
+        assert_eq!(
+            body["capabilities"],
+            json!(["JOIN", "STATUS", "CALENDAR_PUSH"])
+        );
+        assert_eq!(
+            body["protocolCapabilities"]["TANDBERG_HTTP"],
+            json!(["JOIN", "STATUS", "CALENDAR_PUSH"])
+        );
+        assert_eq!(
+            body["protocolCapabilities"]["POLYCOM_HTTP_HDX"],
+            json!(["JOIN", "STATUS"])
+        );
+        let none = info_body_for(Version::new(3, 1, 0), &commands, &protocols, &[]);
+        assert_eq!(none["capabilities"], json!(["JOIN", "STATUS"]));
+        let old = info_body(Version::new(2, 25, 0), &names(&["join"]), &protocols);
+        assert!(old.get("protocolCapabilities").is_none());
+    }
 
     #[test]
     fn routes_are_the_protocols_requests() {

@@ -60,6 +60,7 @@ pub const COMMANDS: &[(&str, Version)] = &[
     ("mutemicrophone", Version::new(2, 2, 0)),
     ("unmutemicrophone", Version::new(2, 2, 0)),
     ("status", Version::new(2, 15, 0)),
+    ("pushcalendar", Version::new(3, 1, 0)),
 ];
 
 /// The commands a listener of `version` has, in protocol order.
@@ -79,6 +80,7 @@ pub fn capabilities_of(commands: &[String]) -> Vec<&'static str> {
         ("hangup", "HANGUP"),
         ("status", "STATUS"),
         ("mutemicrophone", "MUTE_MICROPHONE"),
+        ("pushcalendar", "CALENDAR_PUSH"),
     ]
     .into_iter()
     .filter(|(command, _)| has(command))
@@ -133,7 +135,9 @@ mod tests {
             ]
         );
         assert!(!commands_of(v("2.14.9")).contains(&"status"));
-        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len());
+        // The simulator's default predates calendar push.
+        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 1);
+        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len());
         assert!(commands_of(v("0.9.0")).is_empty());
     }
 
@@ -149,6 +153,16 @@ mod tests {
         assert_eq!(
             capabilities_of(&names("2.25.0")),
             ["JOIN", "HANGUP", "STATUS", "MUTE_MICROPHONE"]
+        );
+        assert_eq!(
+            capabilities_of(&names("3.1.0")),
+            [
+                "JOIN",
+                "HANGUP",
+                "STATUS",
+                "MUTE_MICROPHONE",
+                "CALENDAR_PUSH"
+            ]
         );
     }
 }

@@ -74,6 +74,73 @@ pub struct WireParams {
     pub cluster: Option<String>,
     pub meeting_type: Option<String>,
     pub dtmf: Option<String>,
+    /// `pushcalendar`: the room's meetings.
+    pub calendar: Option<WireCalendar>,
+}
+
+/// The most meetings a `pushcalendar` command may carry.
+pub const MAX_PUSHED_MEETINGS: usize = 100;
+
+/// `pushcalendar`'s `params.calendar`: a window and the room's meetings in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireCalendar {
+    /// Milliseconds since the epoch, `[from, to)`.
+    pub from: i64,
+    pub to: i64,
+    #[serde(default)]
+    pub meetings: Vec<WireMeeting>,
+}
+
+/// One meeting of a push.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireMeeting {
+    pub uid: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Milliseconds since the epoch.
+    pub start: i64,
+    pub end: i64,
+    /// What the room would join; absent or null when nothing in the event can be dialled.
+    #[serde(default)]
+    pub dial: Option<WireDial>,
+}
+
+/// What a pushed meeting would be joined with (never its passcode).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireDial {
+    pub meeting_id: Option<String>,
+    pub cluster: Option<String>,
+    pub meeting_type: Option<String>,
+}
+
+impl WireCalendar {
+    /// `Err` names what is wrong: more than [`MAX_PUSHED_MEETINGS`] meetings, a window or
+    /// meeting that ends before it starts, an empty uid.
+    pub fn check(&self) -> Result<(), String> {
+        if self.to < self.from {
+            return Err("params.calendar: to is before from".to_owned());
+        }
+        if self.meetings.len() > MAX_PUSHED_MEETINGS {
+            return Err(format!(
+                "params.calendar.meetings: {} meetings; at most {MAX_PUSHED_MEETINGS}",
+                self.meetings.len()
+            ));
+        }
+        for (i, m) in self.meetings.iter().enumerate() {
+            if m.uid.is_empty() {
+                return Err(format!("params.calendar.meetings[{i}].uid: is required"));
+            }
+            if m.end < m.start {
+                return Err(format!(
+                    "params.calendar.meetings[{i}]: end is before start"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `POST /v1/commands/{command}`.

@@ -1,7 +1,7 @@
 //! The simulated room systems: in-memory state keyed by address, never a real connection.
 
 use crate::fault::Fault;
-use crate::wire::WireParams;
+use crate::wire::{WireCalendar, WireParams};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -19,6 +19,8 @@ pub enum RoomCommand {
     SendDtmf(String),
     Mute,
     Unmute,
+    /// The room's meetings, replacing those pushed before.
+    PushCalendar(WireCalendar),
 }
 
 impl RoomCommand {
@@ -44,6 +46,13 @@ impl RoomCommand {
             },
             "mutemicrophone" => Ok(RoomCommand::Mute),
             "unmutemicrophone" => Ok(RoomCommand::Unmute),
+            "pushcalendar" => {
+                let calendar = params
+                    .calendar
+                    .ok_or_else(|| "params.calendar: is required".to_owned())?;
+                calendar.check()?;
+                Ok(RoomCommand::PushCalendar(calendar))
+            }
             other => Err(format!("{other} is not a command")),
         }
     }
@@ -83,6 +92,10 @@ pub struct Room {
     last_dial_ms: Option<i64>,
     dtmf_received: String,
     commands: u64,
+    /// The meetings last pushed (`pushcalendar`), and when.
+    calendar: Option<WireCalendar>,
+    calendar_pushes: u64,
+    last_push_ms: Option<i64>,
     last_credential: CredentialSeen,
     fault: Option<Fault>,
 }
@@ -129,6 +142,11 @@ impl Room {
             RoomCommand::SendDtmf(digits) => self.dtmf_received.push_str(&digits),
             RoomCommand::Mute => self.microphone_muted = true,
             RoomCommand::Unmute => self.microphone_muted = false,
+            RoomCommand::PushCalendar(calendar) => {
+                self.calendar = Some(calendar);
+                self.calendar_pushes += 1;
+                self.last_push_ms = Some(now_ms);
+            }
         }
     }
 
@@ -158,6 +176,9 @@ impl Room {
             "lastDialTimestampMillis": self.last_dial_ms,
             "dtmfReceived": self.dtmf_received,
             "commands": self.commands,
+            "calendar": self.calendar,
+            "calendarPushes": self.calendar_pushes,
+            "lastCalendarPushMillis": self.last_push_ms,
             "lastCredential": self.last_credential.as_str(),
             "fault": self.fault.map(Fault::name),
         })
@@ -223,6 +244,37 @@ mod tests {
         room.apply(RoomCommand::HangUp, 11);
         assert_eq!(room.state()["callActive"], false);
         assert_eq!(room.state()["dialing"], false);
+    }
+
+    #[test]
+    fn a_push_replaces_the_rooms_meetings() {
+        let mut room = Room::default();
+        assert!(room.sim_view("x")["calendar"].is_null());
+        let params = |body: serde_json::Value| -> WireParams {
+            serde_json::from_value(json!({ "calendar": body })).unwrap()
+        };
+        let push = RoomCommand::parse(
+            "pushcalendar",
+            params(json!({"from": 0, "to": 100, "meetings": [
+                {"uid": "a", "title": "Review", "start": 10, "end": 20,
+                 "dial": {"meetingId": "123", "cluster": "PROD"}}]})),
+        )
+        .unwrap();
+        room.apply(push, 5);
+        let view = room.sim_view("x");
+        assert_eq!(view["calendar"]["meetings"][0]["title"], "Review");
+        assert_eq!(view["calendar"]["meetings"][0]["dial"]["meetingId"], "123");
+        assert_eq!(view["calendarPushes"], 1);
+        room.apply(
+            RoomCommand::parse("pushcalendar", params(json!({"from": 0, "to": 100}))).unwrap(),
+            6,
+        );
+        assert_eq!(room.sim_view("x")["calendar"]["meetings"], json!([]));
+        assert_eq!(room.state()["callActive"], false, "a push dials nothing");
+        assert!(RoomCommand::parse("pushcalendar", WireParams::default()).is_err());
+        let backwards = params(json!({"from": 0, "to": 100, "meetings": [
+            {"uid": "a", "start": 20, "end": 10}]}));
+        assert!(RoomCommand::parse("pushcalendar", backwards).is_err());
     }
 
     #[test]

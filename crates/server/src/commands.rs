@@ -126,6 +126,10 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
             services.clone(),
             Duration::from_millis(settings.calendar.auto_join_interval_ms.max(100)),
         )),
+        tokio::spawn(calendar_push(
+            services.clone(),
+            Duration::from_millis(settings.calendar.push_interval_ms.max(100)),
+        )),
     ]);
     Ok(Running {
         address,
@@ -302,6 +306,44 @@ async fn poll_statuses(services: Services, every: Duration) {
                 }
             }
             Err(e) => tracing::warn!(error = %e, "status poll: cannot list enterprises"),
+        }
+    }
+}
+
+/// Sends rooms with calendar push on their meetings when they changed (the rules:
+/// `service::calendar_push`). Only the instance holding the poll lease reads calendars.
+async fn calendar_push(services: Services, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let round = match services.calendar_push.run_once().await {
+            Ok(round) => round,
+            Err(e) => {
+                tracing::warn!(error = %e, "calendar push: cannot list enterprises");
+                continue;
+            }
+        };
+        if round.pushed + round.failed > 0 {
+            tracing::info!(
+                pushed = round.pushed,
+                failed = round.failed,
+                unchanged = round.unchanged,
+                rooms = round.rooms,
+                "calendar push sent meetings (failures are in GET /api/failures)"
+            );
+        }
+        // One line per round, not per room.
+        if let Some((room, e)) = round.skipped.first() {
+            tracing::warn!(
+                skipped = round.skipped.len(),
+                first_room = %room,
+                error = %e,
+                "calendar push: rooms skipped this round (listener or calendar unavailable)"
+            );
+        }
+        for (enterprise, e) in round.enterprises_failed {
+            tracing::warn!(error = %e, enterprise = %enterprise, "calendar push round failed");
         }
     }
 }

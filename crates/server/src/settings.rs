@@ -43,6 +43,8 @@ pub struct CalendarSettings {
     pub poll_interval_ms: u64,
     /// Requests a second to each calendar system's host (0: no limit).
     pub requests_per_second: u64,
+    /// How often the calendar-push rooms' calendars are read and changed ones pushed.
+    pub push_interval_ms: u64,
     /// Which links and numbers in events are meetings (`[calendar.meetings]`).
     #[serde(default)]
     pub meetings: roomlink_domain::calendar::meeting::MeetingRules,
@@ -410,6 +412,7 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("calendar.auto_join_interval_ms", Builtin::Whole(15_000)),
     ("calendar.poll_interval_ms", Builtin::Whole(60_000)),
     ("calendar.requests_per_second", Builtin::Whole(250)),
+    ("calendar.push_interval_ms", Builtin::Whole(300_000)),
     ("log.format", Builtin::Text("human")),
     ("log.level", Builtin::Text("info")),
     ("limits.address_rate_per_sec", Builtin::Real(1000.0)),
@@ -480,6 +483,7 @@ pub const KNOWN: &[&str] = &[
     "calendar.auto_join_interval_ms",
     "calendar.poll_interval_ms",
     "calendar.requests_per_second",
+    "calendar.push_interval_ms",
     "calendar.meetings.hosts",
     "calendar.meetings.sip_domains",
     "calendar.meetings.teams_hosts",
@@ -536,6 +540,7 @@ pub const RANGES: &[Range] = &[
     whole("calendar.auto_join_interval_ms", 100, 3_600_000),
     whole("calendar.poll_interval_ms", 0, 3_600_000),
     whole("calendar.requests_per_second", 0, 100_000),
+    whole("calendar.push_interval_ms", 100, 86_400_000),
     Range {
         key: "limits.address_rate_per_sec",
         bounds: Bounds::AtLeast { min: 0.0 },

@@ -8,6 +8,7 @@ pub mod account;
 pub mod auto_join;
 pub mod meeting;
 pub mod mirror;
+pub mod push;
 pub mod upcoming;
 
 /// One event of a room's calendar, as any calendar system gives it (times in ms since the epoch, UTC).

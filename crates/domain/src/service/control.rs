@@ -11,6 +11,7 @@ use super::snapshots::StatusSnapshots;
 use crate::access::{Operation, Target};
 use crate::cluster::ListenerLinks;
 use crate::endpoint::Endpoint;
+use crate::enums::EndpointCapability;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId, ListenerServiceId};
 use crate::listener::{ListenerRoute, ListenerService};
@@ -65,13 +66,16 @@ impl PollShare {
     }
 }
 
-fn operation_of(command: &Command) -> Operation {
+/// The caller's operation of a command; `None` for calendar push, which no caller sends (the
+/// scheduler does, through [`ControlService::push_target`] and [`ControlService::deliver`]).
+fn operation_of(command: &Command) -> Option<Operation> {
     match command {
-        Command::Join(_) => Operation::Join,
-        Command::HangUp => Operation::HangUp,
-        Command::SendDtmf(_) => Operation::SendDtmf,
-        Command::MuteMicrophone => Operation::MuteMicrophone,
-        Command::UnmuteMicrophone => Operation::UnmuteMicrophone,
+        Command::Join(_) => Some(Operation::Join),
+        Command::HangUp => Some(Operation::HangUp),
+        Command::SendDtmf(_) => Some(Operation::SendDtmf),
+        Command::MuteMicrophone => Some(Operation::MuteMicrophone),
+        Command::UnmuteMicrophone => Some(Operation::UnmuteMicrophone),
+        Command::PushCalendar(_) => None,
     }
 }
 
@@ -186,10 +190,14 @@ impl ControlService {
         id: &EndpointId,
         command: Command,
     ) -> Result<()> {
+        let Some(operation) = operation_of(&command) else {
+            return Err(Error::internal(format!(
+                "{} is not a caller's command",
+                command.name()
+            )));
+        };
         // Recorded with its outcome, never its arguments (a meeting passcode, DTMF digits).
-        let audit = self
-            .audit
-            .op(principal, operation_of(&command), Some(id.as_str()));
+        let audit = self.audit.op(principal, operation, Some(id.as_str()));
         let enterprise = &principal.enterprise_id;
         let status = match self.send_command(principal, id, command).await {
             Ok(status) => status,
@@ -213,7 +221,9 @@ impl ControlService {
         id: &EndpointId,
         command: Command,
     ) -> Result<EndpointStatus> {
-        principal.authorize(operation_of(&command), Target::Endpoint(id))?;
+        let operation =
+            operation_of(&command).ok_or_else(|| Error::internal("not a caller's command"))?;
+        principal.authorize(operation, Target::Endpoint(id))?;
         self.note_zero_touch_use(principal).await?;
         let enterprise = &principal.enterprise_id;
         let context = self
@@ -235,6 +245,40 @@ impl ControlService {
                 Err(error)
             }
         }
+    }
+
+    /// Calendar push (a job of the scheduler, not a caller's): where the endpoint's commands
+    /// go, when its listener reports `CALENDAR_PUSH` for it; `None` when it does not.
+    /// `EndpointHasNoListenerService`, `EncryptionUpdated`, or the listener's error when its
+    /// capabilities cannot be learnt.
+    pub(crate) async fn push_target(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<Option<CommandTarget>> {
+        let command = "pushcalendar";
+        let context = self
+            .endpoints
+            .command_context(enterprise, id)
+            .await?
+            .ok_or_else(|| id.not_found())?;
+        let listener = listener_of(&context.endpoint, context.listener, command)?;
+        let keys = Keys::of(
+            self.sealer.as_ref(),
+            &listener,
+            context.enterprise_public_key,
+        )?;
+        let target = keys.target(self.sealer.as_ref(), &listener, context.endpoint)?;
+        let capabilities = self.transport.capabilities(&target).await?;
+        Ok(capabilities
+            .contains(&EndpointCapability::CalendarPush)
+            .then_some(target))
+    }
+
+    /// Sends a scheduler's command to a target of [`Self::push_target`]. Neither audited nor
+    /// recorded here: the job records its failures against the endpoint.
+    pub(crate) async fn deliver(&self, target: &CommandTarget, command: &Command) -> Result<()> {
+        self.transport.send(target, command).await.map(|_| ())
     }
 
     /// Every endpoint of the enterprise with its last observed status, in endpoint order. No

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod auto_join;
+pub mod calendar_push;
 pub mod calendars;
 pub mod control;
 pub mod endpoint_lists;
@@ -58,6 +59,7 @@ pub struct Services {
     pub key_rotation: Arc<keys::KeyRotation>,
     pub calendars: Arc<calendars::CalendarService>,
     pub auto_join: Arc<auto_join::AutoJoiner>,
+    pub calendar_push: Arc<calendar_push::CalendarPusher>,
     token_cache: Arc<auth::TokenCache>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
@@ -176,6 +178,17 @@ impl Services {
             timing: policies.auto_join,
             calendar_max_age_ms: policies.calendar_poll.0,
         });
+        let calendar_push = Arc::new(calendar_push::CalendarPusher {
+            enterprises: store.clone(),
+            endpoints: store.clone(),
+            failures: store.clone(),
+            poll_lease: store.clone(),
+            calendars: calendars.clone(),
+            control: control.clone(),
+            clock: ports.clock.clone(),
+            ids: ports.ids.clone(),
+            pushed: Default::default(),
+        });
         Services {
             tokens: Arc::new(tokens::TokenService {
                 auth: auth.clone(),
@@ -221,6 +234,7 @@ impl Services {
             }),
             calendars,
             auto_join,
+            calendar_push,
             audit_log: Arc::new(audit::AuditLog {
                 store: store.clone(),
             }),

@@ -203,6 +203,7 @@ auto_join_grace_secs = 86400
 auto_join_interval_ms = 100
 poll_interval_ms = 5000
 requests_per_second = 7
+push_interval_ms = 60000
 
 [calendar.meetings]
 hosts = ["video.corp.example"]
@@ -226,6 +227,7 @@ meet_hosts = ["meet.google.com"]
     assert_eq!(s.calendar.auto_join_interval_ms, 100);
     assert_eq!(s.calendar.poll_interval_ms, 5000);
     assert_eq!(s.calendar.requests_per_second, 7);
+    assert_eq!(s.calendar.push_interval_ms, 60_000);
     assert_eq!(s.calendar.meetings.hosts, ["video.corp.example"]);
     // Every key of the list was set: the list and the structs agree.
     let text = std::fs::read_to_string(&file).unwrap();

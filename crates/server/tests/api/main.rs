@@ -5,6 +5,7 @@
 
 mod audit;
 mod auto_join;
+mod calendar_push;
 mod calendars;
 mod calendars_oauth;
 mod control;

@@ -1,0 +1,281 @@
+//! Calendar push: rooms with `calendarPushMode` ENABLED, a calendar and a listener that reports
+//! `CALENDAR_PUSH` for them are sent their meetings (the listener's `pushcalendar` command),
+//! so the room system shows them.
+//!
+//! One round ([`CalendarPusher::run_once`]) looks at every such room: it asks the room's
+//! listener whether it can push to the room (its reported capabilities, cached by the
+//! transport), reads the room's calendar for the push window (`calendar::push`), and sends
+//! the meetings when they differ from what was last pushed to the room successfully. What was
+//! pushed is kept in memory as a fingerprint per room: after a restart, or when the poll lease
+//! moves, each room is pushed once again (a push replaces the room's list, so a repeat is
+//! harmless). Only the instance holding the poll lease runs rounds; an instance that does not
+//! hold it forgets its fingerprints, so it pushes afresh when it takes the lease back.
+//!
+//! A push that fails is recorded in failures against the endpoint and sent again next round.
+//! A room whose listener cannot say what it can do (offline, misconfigured) is reported by
+//! the round and not recorded: the status poller records listener failures already.
+
+use super::calendars::CalendarService;
+use super::control::ControlService;
+use crate::calendar::push::{CalendarPush, PushFingerprint, push_window};
+use crate::endpoint::Endpoint;
+use crate::enums::{CalendarType, Toggle};
+use crate::error::{Error, Result};
+use crate::ids::{EndpointId, EnterpriseId, FailureId};
+use crate::ports::{
+    CalendarAccount, Clock, Command, CommandTarget, EndpointStore, EnterpriseStore, FailureStore,
+    IdGenerator, PollLease,
+};
+use crate::status::Failure;
+use futures::stream::{self, StreamExt};
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Endpoints read per page.
+const PAGE: usize = 1000;
+
+/// Rooms handled at once in a round (calendar reads and pushes), as auto-join reads.
+const ROOMS_AT_ONCE: usize = 8;
+
+pub struct CalendarPusher {
+    pub enterprises: Arc<dyn EnterpriseStore>,
+    pub endpoints: Arc<dyn EndpointStore>,
+    pub failures: Arc<dyn FailureStore>,
+    pub poll_lease: Arc<dyn PollLease>,
+    pub calendars: Arc<CalendarService>,
+    pub control: Arc<ControlService>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    /// What was last pushed to each room successfully.
+    pub pushed: Mutex<HashMap<EndpointId, PushFingerprint>>,
+}
+
+/// What one round did.
+#[derive(Debug, Default)]
+pub struct PushRound {
+    /// Rooms with calendar push enabled and a calendar.
+    pub rooms: usize,
+    /// Pushes sent that the listener carried out.
+    pub pushed: usize,
+    /// Rooms whose meetings were unchanged since their last push.
+    pub unchanged: usize,
+    /// Rooms whose listener does not report `CALENDAR_PUSH` for them.
+    pub not_capable: usize,
+    /// Pushes that failed (each recorded in failures).
+    pub failed: usize,
+    /// Rooms whose listener could not be asked, or whose calendar could not be read, with
+    /// why (tried again next round). An unusable calendar account is named once.
+    pub skipped: Vec<(EndpointId, Error)>,
+    /// Enterprises whose round stopped at a storage error.
+    pub enterprises_failed: Vec<(EnterpriseId, Error)>,
+}
+
+enum RoomOutcome {
+    Pushed(EndpointId, PushFingerprint),
+    Unchanged,
+    NotCapable,
+    Failed(EndpointId),
+    Skipped(EndpointId, Error),
+}
+
+struct Room {
+    id: EndpointId,
+    calendar_id: String,
+    calendar_type: CalendarType,
+}
+
+impl Room {
+    /// The room when calendar push is on and it has a calendar.
+    fn of(endpoint: &Endpoint) -> Option<Room> {
+        let profile = endpoint.profile();
+        if profile.calendar_push_mode() != Some(&Toggle::Enabled) {
+            return None;
+        }
+        Some(Room {
+            id: endpoint.id().clone(),
+            calendar_id: profile.calendar_id()?.as_str().to_owned(),
+            calendar_type: *profile.calendar_type()?,
+        })
+    }
+}
+
+/// Where a push goes, as its fingerprint covers it: a room given another address, protocol or
+/// listener is pushed again.
+fn destination(target: &CommandTarget) -> String {
+    let p = target.endpoint.profile();
+    format!(
+        "{}|{}|{}|{}|{}",
+        target.listener_id,
+        target.endpoint.id(),
+        p.ip_address().map(|a| a.as_str()).unwrap_or_default(),
+        p.port().map(|port| port.get()).unwrap_or_default(),
+        p.control_protocol().map(|c| c.as_str()).unwrap_or_default(),
+    )
+}
+
+impl CalendarPusher {
+    fn fingerprints(&self) -> std::sync::MutexGuard<'_, HashMap<EndpointId, PushFingerprint>> {
+        self.pushed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One round over every enterprise when this instance holds the poll lease; otherwise
+    /// nothing (and what was pushed is forgotten). Fails as a whole only when the lease or the
+    /// enterprises cannot be read.
+    pub async fn run_once(&self) -> Result<PushRound> {
+        let mut round = PushRound::default();
+        if !self.poll_lease.hold_poll_lease().await? {
+            self.fingerprints().clear();
+            return Ok(round);
+        }
+        let mut seen = HashSet::new();
+        let mut complete = true;
+        for enterprise in self.enterprises.enterprise_ids().await? {
+            if let Err(e) = self
+                .enterprise_round(&enterprise, &mut round, &mut seen)
+                .await
+            {
+                round.enterprises_failed.push((enterprise, e));
+                complete = false;
+            }
+        }
+        if complete {
+            // Rooms no longer pushed to are forgotten: turned back on, they are pushed again.
+            self.fingerprints().retain(|id, _| seen.contains(id));
+        }
+        Ok(round)
+    }
+
+    async fn enterprise_round(
+        &self,
+        enterprise: &EnterpriseId,
+        round: &mut PushRound,
+        seen: &mut HashSet<EndpointId>,
+    ) -> Result<()> {
+        let mut accounts: HashMap<CalendarType, Option<CalendarAccount>> = HashMap::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .endpoints
+                .endpoint_page(enterprise, after, PAGE)
+                .await?;
+            let mut rooms = Vec::new();
+            for room in page.endpoints.iter().filter_map(Room::of) {
+                round.rooms += 1;
+                seen.insert(room.id.clone());
+                if let Entry::Vacant(vacant) = accounts.entry(room.calendar_type) {
+                    let account = self
+                        .calendars
+                        .reading_account(enterprise, room.calendar_type)
+                        .await
+                        .map_err(|e| round.skipped.push((room.id.clone(), e)))
+                        .ok();
+                    vacant.insert(account);
+                }
+                if accounts[&room.calendar_type].is_some() {
+                    rooms.push(room);
+                }
+            }
+            let accounts = &accounts;
+            let outcomes: Vec<RoomOutcome> = stream::iter(rooms)
+                .map(|room| async move {
+                    match &accounts[&room.calendar_type] {
+                        Some(account) => self.room_round(enterprise, room, account).await,
+                        None => RoomOutcome::NotCapable,
+                    }
+                })
+                .buffer_unordered(ROOMS_AT_ONCE)
+                .collect()
+                .await;
+            for outcome in outcomes {
+                match outcome {
+                    RoomOutcome::Pushed(id, fingerprint) => {
+                        self.fingerprints().insert(id, fingerprint);
+                        round.pushed += 1;
+                    }
+                    RoomOutcome::Unchanged => round.unchanged += 1,
+                    RoomOutcome::NotCapable => round.not_capable += 1,
+                    RoomOutcome::Failed(id) => {
+                        self.fingerprints().remove(&id);
+                        round.failed += 1;
+                    }
+                    RoomOutcome::Skipped(id, e) => round.skipped.push((id, e)),
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// One room: can it be pushed to, what are its meetings, did they change; then the push.
+    async fn room_round(
+        &self,
+        enterprise: &EnterpriseId,
+        room: Room,
+        account: &CalendarAccount,
+    ) -> RoomOutcome {
+        let target = match self.control.push_target(enterprise, &room.id).await {
+            Ok(Some(target)) => target,
+            Ok(None) => return RoomOutcome::NotCapable,
+            Err(e) => return RoomOutcome::Skipped(room.id, e),
+        };
+        let window = push_window(self.clock.now_ms());
+        let meetings = match self
+            .calendars
+            .read(account, &room.calendar_id, window)
+            .await
+        {
+            Ok(meetings) => meetings,
+            Err(e) => return RoomOutcome::Skipped(room.id, e),
+        };
+        let push = CalendarPush::of(window, &meetings);
+        let fingerprint = push.fingerprint(&destination(&target));
+        if self.fingerprints().get(&room.id) == Some(&fingerprint) {
+            return RoomOutcome::Unchanged;
+        }
+        let count = push.meetings.len();
+        match self
+            .control
+            .deliver(&target, &Command::PushCalendar(push))
+            .await
+        {
+            Ok(()) => RoomOutcome::Pushed(room.id, fingerprint),
+            Err(error) => {
+                self.record(enterprise, &room.id, count, &error).await;
+                RoomOutcome::Failed(room.id)
+            }
+        }
+    }
+
+    /// Keeps a failed push for `GET /api/failures`, against the endpoint.
+    async fn record(
+        &self,
+        enterprise: &EnterpriseId,
+        room: &EndpointId,
+        count: usize,
+        error: &Error,
+    ) {
+        let mut failure = Failure::from_error(
+            FailureId::from_trusted(self.ids.entity_id()),
+            enterprise.clone(),
+            EndpointId::ENTITY_CLASS,
+            room.as_str(),
+            error,
+            self.clock.now_ms(),
+        );
+        failure.error_message = format!(
+            "calendar push of {count} meetings: {}",
+            failure.error_message
+        );
+        failure.error_details.insert(
+            "calendarPush".to_owned(),
+            serde_json::json!({"meetings": count}),
+        );
+        let _ = self.failures.record_failure(&failure).await;
+    }
+}
+
+#[cfg(test)]
+mod tests;
