@@ -73,6 +73,9 @@ impl Firmware {
                 &["Audio", "Microphones", "Mute"],
                 &["Audio", "Microphones", "Unmute"],
                 &["Audio", "Microphones", "ToggleMute"],
+                &["Bookings", "Put"],
+                &["Bookings", "List"],
+                &["Bookings", "Clear"],
             ],
             Firmware::Tc => &[
                 &["Dial"],
@@ -81,6 +84,8 @@ impl Firmware {
                 &["Audio", "Microphones", "Mute"],
                 &["Audio", "Microphones", "Unmute"],
                 &["Audio", "Microphones", "ToggleMute"],
+                &["Bookings", "List"],
+                &["Bookings", "Clear"],
             ],
         }
     }
@@ -237,6 +242,11 @@ pub fn execute(command: &Command, device: &mut Device, role: Role) -> Element {
             .all(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))
     };
     let ok = |result: Element| Element::new("Command").child(result.attr("status", "OK"));
+    if let Some(answer) =
+        crate::cisco_bookings::execute(&command.path, &command.params, device, role == Role::Admin)
+    {
+        return answer;
+    }
 
     if command.is(&["Dial"]) {
         let dial_params = [

@@ -88,6 +88,9 @@ pub struct Device {
     /// `bridgeAddress`); cleared by every dial.
     pub last_dial_extras: BTreeMap<String, String>,
     pub dial_count: u64,
+    /// The stored bookings (`Bookings Put` replaces them), and how many Puts there were.
+    pub bookings: Vec<Booking>,
+    pub bookings_puts: u64,
     /// Commands that reached the state (after login and faults).
     pub commands: u64,
     pub username: String,
@@ -109,6 +112,8 @@ impl Device {
             last_dial_protocol: None,
             last_dial_extras: BTreeMap::new(),
             dial_count: 0,
+            bookings: Vec::new(),
+            bookings_puts: 0,
             commands: 0,
             username: username.to_owned(),
             password: password.to_owned(),
@@ -174,6 +179,12 @@ impl Device {
     }
 
     /// The control surface's view. The password is never shown.
+    /// Replaces the stored bookings (`Bookings Put`, `Bookings Clear`).
+    pub fn put_bookings(&mut self, bookings: Vec<Booking>) {
+        self.bookings = bookings;
+        self.bookings_puts += 1;
+    }
+
     pub fn view(&self, address: &str) -> serde_json::Value {
         serde_json::json!({
             "address": address,
@@ -186,12 +197,32 @@ impl Device {
             "lastDialProtocol": self.last_dial_protocol,
             "lastDialExtras": self.last_dial_extras,
             "dialCount": self.dial_count,
+            "bookings": self.bookings,
+            "bookingsPuts": self.bookings_puts,
             "commands": self.commands,
             "username": self.username,
             "faults": self.faults,
             "slowMs": self.slow_ms,
         })
     }
+}
+
+/// One stored booking, as `Bookings Put` gave it (times normalized to `…Z` seconds).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Booking {
+    pub id: String,
+    pub meeting_id: Option<String>,
+    pub title: String,
+    pub agenda: String,
+    pub privacy: String,
+    pub organizer: String,
+    pub number: String,
+    pub protocol: String,
+    pub start_time: String,
+    pub end_time: String,
+    pub start_buffer_secs: u64,
+    pub end_buffer_secs: u64,
 }
 
 /// What every new device starts with.

@@ -11,6 +11,7 @@
 //! - [`poly_telnet`]: the Poly HDX / Group Series Telnet API.
 //! - [`mesh`]: a Relay Mesh driver server (one address, the device is the path's `{ip}`).
 
+pub mod cisco_bookings;
 pub mod cisco_http;
 pub mod cisco_ssh;
 pub mod cisco_tsh;
