@@ -3,6 +3,7 @@
 //! outbound WebSocket ([`Handler`]) both call it.
 
 use crate::control::Control;
+use crate::driver::Capability;
 use crate::drivers::Drivers;
 use crate::request;
 use crate::settings::Settings;
@@ -13,7 +14,7 @@ use roomlink_listener_protocol::dial_home::Handler;
 use roomlink_listener_protocol::failure::{FailureKind, room_failure};
 use roomlink_listener_protocol::secrets::SharedSecret;
 use roomlink_listener_protocol::server::{
-    Answer, MAX_STATUS_BATCH, Route, info_body, no_handler, refuse_secret,
+    Answer, MAX_STATUS_BATCH, Route, info_body_for, no_handler, refuse_secret,
 };
 use roomlink_listener_protocol::version::{Version, commands_of};
 use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, StatusEntry};
@@ -68,10 +69,11 @@ impl Handler for ListenerState {
 /// The answer to one request: status and JSON body.
 pub async fn answer(state: &ListenerState, route: Route<'_>, body: &[u8]) -> Answer {
     match route {
-        Route::Info => Answer::ok(info_body(
+        Route::Info => Answer::ok(info_body_for(
             state.version,
             &state.commands(),
             &state.drivers.protocols(),
+            &state.drivers.push_protocols(),
         )),
         Route::Command(name) => command(state, name, body).await,
         Route::Status => status(state, body).await,
@@ -107,6 +109,17 @@ async fn command(state: &ListenerState, name: &str, body: &[u8]) -> Answer {
     let Some(driver) = protocol.and_then(|p| state.drivers.get(p)) else {
         return Answer::failure(&unsupported(protocol));
     };
+    if name == "pushcalendar" && !driver.capabilities().contains(&Capability::CalendarPush) {
+        // `/v1/info` does not report CALENDAR_PUSH for this protocol either.
+        return Answer::failure(&Failure::listener(
+            404,
+            "no_such_command",
+            format!(
+                "no pushcalendar for controlProtocol {}",
+                protocol.unwrap_or_default()
+            ),
+        ));
+    }
     let params = body.params.unwrap_or_default();
     let prepared =
         request::action(name, &params, &body.endpoint, &state.settings).and_then(|action| {

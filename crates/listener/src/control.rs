@@ -138,7 +138,7 @@ fn implied(action: &Action, before: Option<DeviceStatus>) -> DeviceStatus {
         Action::Hangup => status.call = CallPhase::Idle,
         Action::Mute => status.microphone_muted = true,
         Action::Unmute => status.microphone_muted = false,
-        Action::Dtmf(_) => {}
+        Action::Dtmf(_) | Action::PushCalendar(_) => {}
     }
     status
 }

@@ -82,6 +82,24 @@ pub enum Action {
     Dtmf(String),
     Mute,
     Unmute,
+    /// Replace the room's list of bookings with these (`pushcalendar`).
+    PushCalendar(Vec<Booking>),
+}
+
+/// One meeting for the room system's list of bookings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Booking {
+    /// The calendar event's uid.
+    pub uid: String,
+    pub title: Option<String>,
+    /// Milliseconds since the epoch.
+    pub start_ms: i64,
+    pub end_ms: i64,
+    /// What the room would dial (the join's dial plan, without passcode); `None` when the
+    /// meeting cannot be dialled.
+    pub dial_string: Option<String>,
+    /// The endpoint's `signalingProtocol`, when set.
+    pub signaling: Option<SignalingProtocol>,
 }
 
 impl Action {
@@ -93,6 +111,7 @@ impl Action {
             Action::Dtmf(_) => "senddtmf",
             Action::Mute => "mutemicrophone",
             Action::Unmute => "unmutemicrophone",
+            Action::PushCalendar(_) => "pushcalendar",
         }
     }
 }
@@ -132,6 +151,8 @@ pub enum Capability {
     Status,
     MuteMicrophone,
     Dtmf,
+    /// Takes `pushcalendar` (the room shows the pushed meetings).
+    CalendarPush,
 }
 
 /// Why a room system did not do what it was asked, with what was said on the wire. Texts in

@@ -19,6 +19,6 @@ pub mod startup;
 use roomlink_listener_protocol::version::Version;
 
 /// The listener software's version, reported in `/v1/info` and `X-Listener-Version`: every
-/// command of protocol 1 (the simulator's default reports 2.25.0; this is the first production
-/// listener after it).
-pub const LISTENER_VERSION: Version = Version::new(3, 0, 0);
+/// command of protocol 1 (the simulator's default reports 2.25.0; 3.0.0 was the first production
+/// listener after it, 3.1.0 added `pushcalendar`).
+pub const LISTENER_VERSION: Version = Version::new(3, 1, 0);

@@ -1,7 +1,7 @@
 //! From a protocol request to what the drivers work with: the device (with its password opened)
 //! and the action (with the join's dial plan), refusing what cannot be carried out.
 
-use crate::driver::{Action, Device};
+use crate::driver::{Action, Booking, Device};
 use crate::settings::Settings;
 use roomlink_domain::enums::{AddressStyle, DialStyle, SignalingProtocol};
 use roomlink_domain::rules::dial_plan::DialPlan;
@@ -103,6 +103,7 @@ pub fn action(
                 .map_err(|e| bad_request(e.message().to_owned()))?;
             Ok(Action::Dtmf(dtmf.as_str().to_owned()))
         }
+        "pushcalendar" => bookings(params, endpoint, settings).map(Action::PushCalendar),
         "mutemicrophone" => Ok(Action::Mute),
         "unmutemicrophone" => Ok(Action::Unmute),
         other => Err(Failure::listener(
@@ -111,6 +112,54 @@ pub fn action(
             format!("no command {other}"),
         )),
     }
+}
+
+/// `pushcalendar`'s meetings as bookings: each dialable one with what the room would dial, by
+/// the same dial plan as a join (without passcode). A meeting whose cluster has no bridge in
+/// this listener's settings is kept, without a number: the list is still worth showing.
+fn bookings(
+    params: &WireParams,
+    endpoint: &WireEndpoint,
+    settings: &Settings,
+) -> Result<Vec<Booking>, Failure> {
+    let calendar = params
+        .calendar
+        .as_ref()
+        .ok_or_else(|| bad_request("params.calendar: is required"))?;
+    calendar.check().map_err(bad_request)?;
+    let dial_style = parse_optional(endpoint.dial_style.as_deref(), DialStyle::parse)?;
+    let address_style = parse_optional(endpoint.address_style.as_deref(), AddressStyle::parse)?;
+    let signaling = parse_optional(
+        endpoint.signaling_protocol.as_deref(),
+        SignalingProtocol::parse,
+    )?;
+    let mut out = Vec::with_capacity(calendar.meetings.len());
+    for meeting in &calendar.meetings {
+        let dial_string = match &meeting.dial {
+            None => None,
+            Some(dial) => {
+                let join = JoinRequest::from_params(&JoinParams {
+                    meeting_id: dial.meeting_id.as_deref(),
+                    passcode: None,
+                    cluster: dial.cluster.as_deref(),
+                    meeting_type: dial.meeting_type.as_deref(),
+                })
+                .map_err(|e| bad_request(format!("{}: {}", meeting.uid, e.message())))?;
+                settings.bridge(join.cluster).map(|bridge| {
+                    DialPlan::new(&join, dial_style, address_style, &bridge).dial_string
+                })
+            }
+        };
+        out.push(Booking {
+            uid: meeting.uid.clone(),
+            title: meeting.title.clone(),
+            start_ms: meeting.start,
+            end_ms: meeting.end,
+            dial_string,
+            signaling,
+        });
+    }
+    Ok(out)
 }
 
 fn parse_optional<T>(
@@ -165,6 +214,41 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_push_dials_by_the_join_plan_without_passcodes() {
+        let endpoint = WireEndpoint {
+            dial_style: Some("IP_HASH".into()),
+            address_style: Some("IP_ADDRESS".into()),
+            ..WireEndpoint::default()
+        };
+        let params: WireParams = serde_json::from_value(serde_json::json!({"calendar": {
+            "from": 0, "to": 100, "meetings": [
+                {"uid": "a", "title": "Review", "start": 10, "end": 20,
+                 "dial": {"meetingId": "123", "cluster": "PROD"}},
+                {"uid": "b", "start": 30, "end": 40, "dial": {"meetingId": "9", "cluster": "QA"}},
+                {"uid": "c", "start": 50, "end": 60}]}}))
+        .unwrap();
+        let Action::PushCalendar(bookings) =
+            action("pushcalendar", &params, &endpoint, &settings()).unwrap()
+        else {
+            panic!("a push")
+        };
+        assert_eq!(bookings[0].dial_string.as_deref(), Some("192.0.2.1##123"));
+        assert_eq!(bookings[1].dial_string, None, "no bridge for QA here");
+        assert_eq!(bookings[2].dial_string, None);
+        assert_eq!(
+            action(
+                "pushcalendar",
+                &WireParams::default(),
+                &endpoint,
+                &settings()
+            )
+            .unwrap_err()
+            .status,
+            400
+        );
     }
 
     #[test]

@@ -1,6 +1,73 @@
 //! What both Cisco drivers (HTTP and SSH) know of the xAPI, whatever the transport.
 
-use crate::driver::CallPhase;
+use crate::driver::{Booking, CallPhase};
+use roomlink_domain::enums::SignalingProtocol;
+use serde_json::json;
+
+/// Titles and meeting ids longer than this are cut for `Bookings Put` (the `Bookings Book`
+/// command's `Title` takes at most 128 characters; `Put` states no limit).
+pub const BOOKING_TEXT_MAX: usize = 128;
+
+/// What `Bookings Put` is told organised the meetings (the field is required; a push carries
+/// no organiser).
+pub const ORGANIZER: &str = "roomlink";
+
+/// `Bookings Put`'s JSON payload (RoomOS schema 9.15.17.4 and 26.4.1): the required `Id`,
+/// `Title`, `Number`, `Protocol`, `Organizer.Name`, `Time.StartTime` and `Time.Duration`
+/// (minutes, at least 1, at most 1440), and the event's uid as `MeetingId`. A meeting that
+/// cannot be dialled has an empty `Number` and `Protocol` `None`.
+pub fn bookings_payload(bookings: &[Booking]) -> String {
+    let cut = |text: &str| -> String { text.chars().take(BOOKING_TEXT_MAX).collect() };
+    let list: Vec<_> = bookings
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let minutes = ((b.end_ms - b.start_ms).max(0) + 59_999) / 60_000;
+            let (number, protocol) = match &b.dial_string {
+                Some(number) => (
+                    number.as_str(),
+                    match b.signaling {
+                        Some(SignalingProtocol::H323) => "H323",
+                        _ => "SIP",
+                    },
+                ),
+                None => ("", "None"),
+            };
+            json!({
+                "Id": (i + 1).to_string(),
+                "MeetingId": cut(&b.uid),
+                "Title": cut(b.title.as_deref().unwrap_or_default()),
+                "Number": number,
+                "Protocol": protocol,
+                "Organizer": { "Name": ORGANIZER },
+                "Time": { "StartTime": format_utc(b.start_ms), "Duration": minutes.clamp(1, 1440) },
+            })
+        })
+        .collect();
+    json!({ "Bookings": list }).to_string()
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DDThh:mm:ssZ` (proleptic Gregorian, UTC).
+pub fn format_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days to civil date, by 400-year eras starting on 0000-03-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
 
 /// `Call DTMFSend`'s `DTMFString` takes at most 32 characters (RoomOS schema).
 pub const DTMF_CHUNK: usize = 32;
@@ -59,6 +126,45 @@ mod tests {
             CallPhase::Connected
         );
         assert_eq!(overall([]), CallPhase::Idle);
+    }
+
+    #[test]
+    fn bookings_payload_has_the_required_fields() {
+        let bookings = [
+            Booking {
+                uid: "review@corp.example".into(),
+                title: Some("x".repeat(200)),
+                start_ms: 1_800_007_200_000,
+                end_ms: 1_800_007_200_000 + 90 * 60_000 + 1,
+                dial_string: Some("123456789@bjn.vc".into()),
+                signaling: None,
+            },
+            Booking {
+                uid: "lunch".into(),
+                title: None,
+                start_ms: 951_782_400_000,
+                end_ms: 951_782_400_000,
+                dial_string: None,
+                signaling: Some(SignalingProtocol::H323),
+            },
+        ];
+        let doc: serde_json::Value = serde_json::from_str(&bookings_payload(&bookings)).unwrap();
+        let first = &doc["Bookings"][0];
+        assert_eq!(first["Id"], "1");
+        assert_eq!(first["Number"], "123456789@bjn.vc");
+        assert_eq!(first["Protocol"], "SIP");
+        assert_eq!(first["Organizer"]["Name"], ORGANIZER);
+        assert_eq!(first["Time"]["StartTime"], "2027-01-15T10:00:00Z");
+        assert_eq!(first["Time"]["Duration"], 91);
+        assert_eq!(first["Title"].as_str().unwrap().len(), BOOKING_TEXT_MAX);
+        let second = &doc["Bookings"][1];
+        assert_eq!(
+            (&second["Number"], &second["Protocol"]),
+            (&json!(""), &json!("None"))
+        );
+        assert_eq!(second["Title"], "");
+        assert_eq!(second["Time"]["StartTime"], "2000-02-29T00:00:00Z");
+        assert_eq!(second["Time"]["Duration"], 1);
     }
 
     #[test]

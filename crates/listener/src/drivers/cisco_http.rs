@@ -670,6 +670,15 @@ fn dtmf_body(firmware: Firmware, tones: &str) -> String {
     }
 }
 
+/// `Bookings Put` (a multiline command: its payload is the `<body>` parameter, RoomOS
+/// HttpApi.md), which replaces the codec's stored bookings.
+fn bookings_body(bookings: &[crate::driver::Booking]) -> String {
+    format!(
+        "<Command><Bookings><Put command=\"True\"><body>{}</body></Put></Bookings></Command>",
+        escape(super::cisco::bookings_payload(bookings).as_str())
+    )
+}
+
 fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> String {
     let protocol = match signaling {
         Some(SignalingProtocol::H323) => "<Protocol>H323</Protocol>",
@@ -837,6 +846,7 @@ impl Driver for CiscoHttpDriver {
             Capability::Status,
             Capability::MuteMicrophone,
             Capability::Dtmf,
+            Capability::CalendarPush,
         ]
     }
 
@@ -856,6 +866,11 @@ impl Driver for CiscoHttpDriver {
                     .await
             }
             Action::Dtmf(tones) => self.send_dtmf(device, &mut session, tones).await,
+            Action::PushCalendar(bookings) => {
+                let body = bookings_body(bookings);
+                self.command(device, &mut session, "store the bookings", body)
+                    .await
+            }
             Action::Mute => {
                 let body = "<Command><Audio><Microphones><Mute command=\"True\"/></Microphones></Audio></Command>";
                 self.command(device, &mut session, "mute the microphones", body.into())

@@ -565,6 +565,10 @@ impl Driver for CiscoSshDriver {
                 );
                 self.command(device, &line, None).await
             }
+            Action::PushCalendar(_) => Err(DriverFailure::new(
+                FailureKind::Misprovisioned,
+                "calendar push over SSH is not built (TANDBERG_HTTP pushes bookings)",
+            )),
             Action::Hangup => {
                 self.command(device, "xCommand Call Disconnect", Some("No active call"))
                     .await

@@ -223,6 +223,12 @@ impl Driver for MeshDriver {
                     "the Relay Mesh contract has no DTMF",
                 ));
             }
+            Action::PushCalendar(_) => {
+                return Err(DriverFailure::new(
+                    FailureKind::Misprovisioned,
+                    "the Relay Mesh contract has no calendar push operation",
+                ));
+            }
         };
         let mut url = url(device, operation)?;
         self.require(device, name, offered).await?;

@@ -6,7 +6,7 @@ pub mod cisco_ssh;
 pub mod mesh;
 pub mod poly_telnet;
 
-use crate::driver::Driver;
+use crate::driver::{Capability, Driver};
 use std::sync::Arc;
 
 /// The drivers this listener has, in the order `/v1/info` lists their protocols.
@@ -27,6 +27,15 @@ impl Drivers {
 
     pub fn protocols(&self) -> Vec<String> {
         self.all.iter().map(|d| d.protocol().to_owned()).collect()
+    }
+
+    /// The protocols whose driver takes `pushcalendar`.
+    pub fn push_protocols(&self) -> Vec<String> {
+        self.all
+            .iter()
+            .filter(|d| d.capabilities().contains(&Capability::CalendarPush))
+            .map(|d| d.protocol().to_owned())
+            .collect()
     }
 
     /// Lets every driver close what it holds open.

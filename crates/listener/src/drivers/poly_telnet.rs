@@ -184,6 +184,12 @@ fn commands(action: &Action) -> Result<Vec<(String, Expect)>, DriverFailure> {
                 .map(|t| (format!("gendial {t}"), Expect::Gendial(t)))
                 .collect()
         }
+        Action::PushCalendar(_) => {
+            return Err(DriverFailure::new(
+                FailureKind::Misprovisioned,
+                "the Poly Telnet API has no documented way to give a codec its meetings",
+            ));
+        }
         Action::Mute => vec![("mute near on".to_owned(), Expect::Mute)],
         Action::Unmute => vec![("mute near off".to_owned(), Expect::Mute)],
     })

@@ -23,7 +23,7 @@ const NOW: i64 = 1_800_007_200_000;
 struct PlainSealer;
 
 impl SecretSealer for PlainSealer {
-    fn seal<'a>(&self, plaintext: &Secret, _: Option<&'a str>) -> Result<SealedSecret> {
+    fn seal(&self, plaintext: &Secret, _: Option<&str>) -> Result<SealedSecret> {
         Ok(SealedSecret {
             key_id: "plain".into(),
             ciphertext: plaintext.expose().as_bytes().to_vec(),
@@ -34,10 +34,10 @@ impl SecretSealer for PlainSealer {
             String::from_utf8_lossy(&sealed.ciphertext).into_owned(),
         )))
     }
-    fn current_key_id<'a>(&self, _: Option<&'a str>) -> Result<String> {
+    fn current_key_id(&self, _: Option<&str>) -> Result<String> {
         Ok("plain".into())
     }
-    fn readable<'a>(&self, _: &SealedSecret, _: Option<&'a str>) -> Result<bool> {
+    fn readable(&self, _: &SealedSecret, _: Option<&str>) -> Result<bool> {
         Ok(true)
     }
 }
