@@ -155,7 +155,10 @@ pub fn refuse_secret(expected: Option<&SharedSecret>, req: &HttpRequest) -> Opti
 /// The `GET /v1/info` body of a listener whose every control protocol can take every command
 /// it has (the simulator).
 pub fn info_body(version: Version, commands: &[String], control_protocols: &[String]) -> Value {
-    info_body_for(version, commands, control_protocols, control_protocols)
+    let mut body = info_body_for(version, commands, control_protocols, control_protocols);
+    // Every protocol can take every command it has, even with no protocol listed.
+    body["capabilities"] = json!(capabilities_of(commands));
+    body
 }
 
 /// The `GET /v1/info` body when only the rooms of `push_protocols` can be pushed their
