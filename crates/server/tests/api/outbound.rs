@@ -4,8 +4,10 @@
 
 use crate::helpers::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
+use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_domain::service::control::PollShare;
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
+use roomlink_listener_sim::version::Version;
 use roomlink_listener_sim::{SimConfig, SimHandle, SimState, Surface};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -22,8 +24,14 @@ struct Outbound {
 
 impl Outbound {
     async fn start(app: &TestApp, listener: &str, secret: &str) -> Outbound {
+        Self::start_as(app, listener, secret, SimConfig::default().version).await
+    }
+
+    /// A simulator reporting listener `version`.
+    async fn start_as(app: &TestApp, listener: &str, secret: &str, version: Version) -> Outbound {
         let state = Arc::new(SimState::new(SimConfig {
             secret: Some(secret.to_owned()),
+            version,
             ..SimConfig::default()
         }));
         let (control, handle) =
@@ -187,6 +195,59 @@ async fn commands_statuses_and_faults_travel_over_the_socket(app: TestApp) {
     assert_error(status, &body, 503, "ListenerOffline", 208_581_637);
 }
 
+/// `pushcalendar` travels over the socket like every command: a push round sends the room's
+/// meetings to the simulator connected out.
+async fn a_calendar_push_travels_over_the_socket(app: TestApp) {
+    // 2027-01-15T09:00:00Z, an hour before the review.
+    app.clock.set(1_800_003_600_000);
+    let radicale = Radicale::start();
+    let room = "outbound-room@corp.example";
+    let review = vcalendar(
+        "BEGIN:VEVENT
+UID:review@corp.example
+DTSTAMP:20270110T080000Z
+DTSTART:20270115T100000Z
+DTEND:20270115T110000Z
+SUMMARY:Design review
+LOCATION:https://bluejeans.com/123456789/4321
+END:VEVENT
+",
+    );
+    radicale.calendar(room, &[("review", review)]).await;
+    let (rw, _) = app.tenant("acme").await;
+    let (status, account) = app
+        .call(
+            Method::PUT,
+            "/api/calendaraccounts/CALDAV",
+            &rw,
+            Some(json!({"baseUrl": radicale.base_url(), "username": USER, "password": PASSWORD})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{account}");
+    let (id, secret) = outbound_listener(&app, &rw).await;
+    let sim = Outbound::start_as(&app, &id, &secret, Version::new(3, 1, 0)).await;
+    until_connected(&app, &rw, &id, true).await;
+    app.create_endpoint(
+        &rw,
+        json!({
+            "name": "Huddle", "ipAddress": "127.77.5.9", "port": 443,
+            "controlProtocol": "TANDBERG_HTTP", "listenerServiceId": id,
+            "calendarId": room, "calendarType": "CALDAV", "calendarPushMode": "ENABLED"
+        }),
+    )
+    .await;
+    let round = app.services.calendar_push.run_once().await.unwrap();
+    assert_eq!((round.pushed, round.failed), (1, 0), "{round:?}");
+    let shown = sim.room(&app, "127.77.5.9").await;
+    assert_eq!(shown["calendarPushes"], 1, "{shown}");
+    assert_eq!(shown["calendar"]["meetings"][0]["title"], "Design review");
+    assert_eq!(
+        shown["calendar"]["meetings"][0]["dial"]["meetingId"],
+        "123456789"
+    );
+    sim.stop().await;
+}
+
 async fn a_new_secret_closes_the_socket_and_the_old_one_is_refused(app: TestApp) {
     let (rw, _) = app.tenant("acme").await;
     let (id, secret) = outbound_listener(&app, &rw).await;
@@ -290,6 +351,7 @@ const SETTINGS: &[(&str, &str)] = &[("ROOMLINK__LISTENER__COMMAND_TIMEOUT_MS", "
 
 on_both!(
     commands_statuses_and_faults_travel_over_the_socket,
+    a_calendar_push_travels_over_the_socket,
     a_new_secret_closes_the_socket_and_the_old_one_is_refused,
     the_handshake_refuses_what_it_must,
 );
