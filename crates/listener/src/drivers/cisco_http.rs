@@ -17,6 +17,10 @@
 //!   attribute form); when refused (Integrator role), `NumberOfActiveCalls` > 0 → connected;
 //!   plus `/Status/Audio/Microphones/Mute`.
 //!
+//! - Calendar push: `Bookings Put` with the JSON payload of `cisco::bookings_payload` as its
+//!   `<body>` parameter (a multiline command over HTTP, RoomOS HttpApi.md); `OK` replaces the
+//!   codec's stored bookings (docs/drivers.md, "Calendar push").
+//!
 //! Failure kinds: connection refused/reset or closed before an answer → unreachable; no answer
 //! in time → timeout; `401`/`403` at login → bad credentials; TLS refused (untrusted or
 //! unpinned certificate, not TLS), `404`, unknown command, permission denied, an answer that
