@@ -11,7 +11,7 @@
 //! account's `updated_at`): another enterprise naming the same calendar, or the same one after
 //! its account changed, never sees it. Copies not read for [`IDLE_ROUNDS`] of their `max_age`
 //! (at least ten minutes) are dropped, which bounds the memory by the rooms in use: a room's
-//! copy is its events of 31 hours, a few kilobytes.
+//! copy is its events of at most 49 hours, a few kilobytes.
 
 use super::CalendarEvent;
 use super::upcoming::MeetingWindow;
@@ -27,15 +27,19 @@ const ANCHOR_MS: i64 = 6 * 3_600_000;
 const BEFORE_MS: i64 = 3_600_000;
 /// How far after its anchor a mirrored window ends: always at least a day ahead of now.
 const AFTER_MS: i64 = 30 * 3_600_000;
+const DAY_MS: i64 = 86_400_000;
 /// A copy unread for this many of its readers' `max_age` (at least a minute) is dropped.
 pub const IDLE_ROUNDS: i64 = 10;
 
-/// The window mirrored at `now_ms`: from an hour before the last 6-hour mark (UTC) to 30 hours
-/// after it, so it holds at least the hour before now and the day after.
+/// The window mirrored at `now_ms`: from the start of the UTC day, or an hour before the last
+/// 6-hour mark (UTC) if that is earlier, to 30 hours after that mark. It holds the day so far
+/// (calendar push), the hour before now and the day after (auto-join), and stays the same for
+/// six hours.
 pub fn mirror_window(now_ms: i64) -> MeetingWindow {
     let anchor = now_ms - now_ms.rem_euclid(ANCHOR_MS);
+    let day = now_ms - now_ms.rem_euclid(DAY_MS);
     MeetingWindow {
-        from_ms: anchor - BEFORE_MS,
+        from_ms: (anchor - BEFORE_MS).min(day),
         to_ms: anchor + AFTER_MS,
     }
 }

@@ -15,7 +15,7 @@
 //! A room whose listener cannot say what it can do (offline, misconfigured) is reported by
 //! the round and not recorded: the status poller records listener failures already.
 
-use super::calendars::CalendarService;
+use super::calendars::{CalendarService, OpenAccount};
 use super::control::ControlService;
 use crate::calendar::push::{CalendarPush, PushFingerprint, push_window};
 use crate::endpoint::Endpoint;
@@ -23,7 +23,7 @@ use crate::enums::{CalendarType, Toggle};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId};
 use crate::ports::{
-    CalendarAccount, Clock, Command, CommandTarget, EndpointStore, EnterpriseStore, FailureStore,
+    Clock, Command, CommandTarget, EndpointStore, EnterpriseStore, FailureStore,
     IdGenerator, PollLease,
 };
 use crate::status::Failure;
@@ -49,6 +49,8 @@ pub struct CalendarPusher {
     pub ids: Arc<dyn IdGenerator>,
     /// What was last pushed to each room successfully.
     pub pushed: Mutex<HashMap<EndpointId, PushFingerprint>>,
+    /// How old a calendar's copy may be (see `CalendarMirror`).
+    pub calendar_max_age_ms: i64,
 }
 
 /// What one round did.
@@ -152,7 +154,7 @@ impl CalendarPusher {
         round: &mut PushRound,
         seen: &mut HashSet<EndpointId>,
     ) -> Result<()> {
-        let mut accounts: HashMap<CalendarType, Option<CalendarAccount>> = HashMap::new();
+        let mut accounts: HashMap<CalendarType, Option<OpenAccount>> = HashMap::new();
         let mut after = None;
         loop {
             let page = self
@@ -214,7 +216,7 @@ impl CalendarPusher {
         &self,
         enterprise: &EnterpriseId,
         room: Room,
-        account: &CalendarAccount,
+        account: &OpenAccount,
     ) -> RoomOutcome {
         let target = match self.control.push_target(enterprise, &room.id).await {
             Ok(Some(target)) => target,
@@ -224,7 +226,7 @@ impl CalendarPusher {
         let window = push_window(self.clock.now_ms());
         let meetings = match self
             .calendars
-            .read(account, &room.calendar_id, window)
+            .read(account, &room.calendar_id, window, self.calendar_max_age_ms)
             .await
         {
             Ok(meetings) => meetings,

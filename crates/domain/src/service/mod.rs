@@ -188,6 +188,7 @@ impl Services {
             clock: ports.clock.clone(),
             ids: ports.ids.clone(),
             pushed: Default::default(),
+            calendar_max_age_ms: policies.calendar_poll.0,
         });
         Services {
             tokens: Arc::new(tokens::TokenService {

@@ -362,5 +362,6 @@ fn clone_of(p: &CalendarPusher) -> CalendarPusher {
         clock: p.clock.clone(),
         ids: p.ids.clone(),
         pushed: Mutex::default(),
+        calendar_max_age_ms: p.calendar_max_age_ms,
     }
 }
