@@ -20,6 +20,9 @@
 //! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
 //!   (default 30); installs cargo-fuzz if it is missing.
 //! - `openapi`: writes `docs/openapi.json` from the code.
+//! - `console-test [--release]`: the web console (`/console/`) driven by playwright-core in
+//!   headless Chromium against a real `roomlink serve` and the simulator; screenshots in
+//!   `docs/console/`.
 //! - `reference-page`: renders the API reference (`/api/docs/`) in headless Chromium, checks it
 //!   lists the operations and writes `docs/reference-page.png`.
 //! - `conformance [--max-examples N] [--mode positive|negative|all]`: schemathesis against a
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Some("bench-calendars") => {
             bench::calendars::run(&std::env::args().skip(2).collect::<Vec<_>>())
         }
+        Some("console-test") => demo::browser::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("openapi") => apidocs::openapi(),
@@ -60,7 +64,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|demo|fuzz|openapi|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|demo|console-test|fuzz|openapi|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }

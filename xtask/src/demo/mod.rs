@@ -12,8 +12,10 @@
 //!
 //! - `processes`: starting, watching, stopping and supervising the two services;
 //! - `setup`: the admin commands and API calls that create the demo data;
+//! - `browser`: `cargo xtask console-test`, the web console's browser test on the same setup;
 //! - `guide`: the demo's configuration file and what it prints for the person running it.
 
+pub mod browser;
 mod guide;
 mod processes;
 mod setup;

@@ -54,7 +54,7 @@ pub(super) fn enterprise_and_user(roomlink: &Roomlink, password: &str) -> Result
 }
 
 /// Runs `roomlink ARGS` with `stdin`, showing what it prints.
-fn admin(roomlink: &Roomlink, args: &[&str], stdin: &str) -> Result<(), String> {
+pub(super) fn admin(roomlink: &Roomlink, args: &[&str], stdin: &str) -> Result<(), String> {
     let mut child = roomlink
         .command()
         .args(args)

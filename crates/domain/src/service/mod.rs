@@ -8,6 +8,7 @@ pub mod auto_join;
 pub mod calendar_push;
 pub mod calendars;
 pub mod control;
+pub mod csv_preview;
 pub mod endpoint_lists;
 pub mod endpoints;
 pub mod housekeeping;

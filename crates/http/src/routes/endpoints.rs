@@ -237,6 +237,61 @@ pub(super) const BULK_POST: Operation = Operation {
     )
 };
 
+/// The dry run of a CSV upload.
+pub(super) const BULK_PLAN: Operation = Operation {
+    method: Method::Post,
+    path: "/api/endpoints/csv/plan",
+    handler: |route| route.to(bulk_plan),
+    access: Access::Caller(Op::BulkPutEndpoints),
+    doc: Doc::Described(Description {
+        id: "endpoints.bulkPlan",
+        tag: Tag::Endpoints,
+        summary: "Plan a CSV bulk load without writing",
+        description: "The dry run of `PUT /api/endpoints/csv`: the same file, planned by the same \
+            rules against the enterprise as it is now, answered row by row (create, update, or \
+            skip with the reason) and written nowhere. The upload itself may still differ if \
+            the enterprise changes in between. Same role, same errors, at most 1 MiB.",
+        params: &[],
+        body: Body::Csv,
+        success: Success::Json("CsvPlan"),
+        errors: &[E::Invalid],
+    }),
+};
+
+/// `POST /api/endpoints/csv/plan`: what the upload would do.
+async fn bulk_plan(
+    caller: Caller,
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+) -> ApiResult<HttpResponse> {
+    caller.0.authorize(
+        Op::BulkPutEndpoints,
+        roomlink_domain::access::Target::Enterprise,
+    )?;
+    let csv = read_csv(&req, body).await?;
+    let preview = state.services.endpoints.plan_csv(&caller.0, &csv).await?;
+    let rows: Vec<serde_json::Value> = preview
+        .rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "line": r.line,
+                "action": r.action.as_str(),
+                "id": r.id,
+                "name": r.name,
+                "reason": r.reason,
+            })
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "created": preview.created,
+        "updated": preview.updated,
+        "skipped": preview.skipped,
+        "rows": rows,
+    })))
+}
+
 /// `PUT` or `POST /api/endpoints/csv`: applies the upload in one transaction and answers with
 /// the full list, as the list operation does.
 async fn bulk_put(

@@ -5,6 +5,7 @@
 
 mod audit;
 mod calendars;
+mod console;
 mod control;
 mod csv_export;
 mod docs;
@@ -39,6 +40,8 @@ pub(crate) const TABLE: &[Operation] = &[
     docs::DOCUMENT,
     docs::REFERENCE_ROOT,
     docs::REFERENCE_FILE,
+    console::ROOT,
+    console::FILE,
     tokens::LIST,
     tokens::CREATE,
     tokens::GET,
@@ -51,6 +54,7 @@ pub(crate) const TABLE: &[Operation] = &[
     csv_export::EXPORT,
     endpoints::BULK_PUT,
     endpoints::BULK_POST,
+    endpoints::BULK_PLAN,
     endpoints::GET,
     endpoints::REPLACE,
     endpoints::PATCH,

@@ -10,6 +10,7 @@ mod calendars;
 mod calendars_oauth;
 mod control;
 mod csv_export;
+mod csv_plan;
 mod csv_upload;
 mod declared;
 mod endpoints;

@@ -4,20 +4,23 @@
 //! - [`parse`]: the size bound ([`MAX_BYTES`]), the header, each row's cells.
 //! - [`plan`]: create, update or skip per row ([`SkipReason`]), against a [`CsvContext`] read
 //!   inside the upload's transaction.
+//! - [`preview`]: a plan as rows (create/update/skip with reasons), for a dry run.
 //! - [`export`]: the endpoints as a file.
 //!
 //! The service applies the whole plan in one transaction and answers with the full list; the
 //! plan's [`CsvReport`] goes to the logs and to `roomlinkctl csv validate`.
 //!
-//! Dependencies run one way: `plan` → `parse` → `columns` ← `export`.
+//! Dependencies run one way: `preview` → `plan` → `parse` → `columns` ← `export`.
 
 pub mod columns;
 pub mod export;
 pub mod parse;
 pub mod plan;
+pub mod preview;
 
 pub use columns::{STANDARD_COLUMNS, neutralize, restore};
 pub use parse::{CsvUpload, MAX_BYTES, MalformedRow, record_line, too_large};
 pub use plan::{
     CsvContext, CsvPlan, CsvReport, PlannedCreate, PlannedUpdate, SkipReason, SkippedRow,
 };
+pub use preview::{PlanAction, PlanRow};

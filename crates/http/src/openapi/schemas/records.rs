@@ -163,6 +163,39 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
             .into(),
         ),
         (
+            "CsvPlan",
+            object(
+                "What a CSV upload would do, row by row; nothing is written.",
+                vec![
+                    prop("created", integer(false), true),
+                    prop("updated", integer(false), true),
+                    prop("skipped", integer(false), true),
+                    prop(
+                        "rows",
+                        ArrayBuilder::new().items(RefOr::T(object(
+                            "One row: `line` of the file (the header is line 1; an endpoint \
+                             updated by several rows shows the last), `action`, the endpoint's \
+                             `id` (an update, or a skipped row's id cell) and `name`, and why \
+                             a row is skipped.",
+                            vec![
+                                prop("line", integer(false), true),
+                                prop(
+                                    "action",
+                                    enumeration(&["create", "update", "skip"], false),
+                                    true,
+                                ),
+                                prop("id", text(true), true),
+                                prop("name", text(true), true),
+                                prop("reason", text(true), true),
+                            ],
+                        ))),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
             "AuditEntry",
             object(
                 "One audited action: who, when, what and how it ended. Never a secret.",

@@ -1,0 +1,269 @@
+// The console in a real browser: playwright-core driving Debian's Chromium against a real
+// `roomlink serve` and the listener simulator, started and seeded by `cargo xtask console-test`
+// (which passes the CONSOLE_* variables). Each step is a check; the screenshots of each page
+// go to docs/console/.
+
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this through \`cargo xtask console-test\``);
+  return value;
+};
+const base = env("CONSOLE_BASE");
+const sim = env("CONSOLE_SIM");
+const shots = env("CONSOLE_SCREENSHOTS");
+const rooms = env("CONSOLE_ROOMS").split(";").map((r) => {
+  const [id, name, address] = r.split("=");
+  return { id, name, address };
+});
+mkdirSync(shots, { recursive: true });
+
+/** The room names, read through the API with a token of our own. */
+async function roomNames() {
+  const basic = Buffer.from(`${env("CONSOLE_USER")}:${env("CONSOLE_PASSWORD")}`).toString("base64");
+  const token = await (await fetch(`${base}/api/auth/accesstokens?duration=1h`, {
+    method: "POST", headers: { Authorization: `Basic ${basic}` },
+  })).json();
+  const list = await (await fetch(`${base}/api/endpoints`, { headers: { "X-Access-Token": token.accessToken } })).json();
+  return list.map((e) => e.name);
+}
+
+const steps = [];
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    let timer;
+    const limit = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the step took longer than 60 s")), 60000);
+    });
+    await Promise.race([body(), limit]).finally(() => clearTimeout(timer));
+    steps.push(`ok   ${name} (${Date.now() - started} ms)`);
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    console.log(`FAIL ${name}: ${e.message}`);
+    throw e;
+  }
+}
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const browser = await chromium.launch({
+  executablePath: env("CONSOLE_CHROMIUM"),
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+const problems = [];
+let failed = false;
+let current = null;
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20000);
+  current = page;
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  // The console must need nothing but its own origin.
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base)) return route.continue();
+    problems.push(`request outside the origin: ${url}`);
+    return route.abort();
+  });
+  const board = rooms.find((r) => r.name === "Board room") ?? rooms[0];
+  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+  await step("the console answers with a strict Content-Security-Policy", async () => {
+    const response = await page.goto(`${base}/console/`);
+    expect(response.status() === 200, `status ${response.status()}`);
+    const csp = response.headers()["content-security-policy"] ?? "";
+    expect(csp.includes("script-src 'self'") && !csp.includes("unsafe-inline"), `CSP: ${csp}`);
+    expect(response.headers()["x-content-type-options"] === "nosniff", "nosniff");
+    expect(response.headers()["cache-control"] === "no-cache", "no-cache on index.html");
+  });
+
+  await step("a wrong password is refused on the page", async () => {
+    await page.getByLabel("Username").fill(env("CONSOLE_USER"));
+    await page.getByLabel("Password").fill("not-the-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Wrong username or password.").waitFor();
+    await shot("sign-in");
+  });
+
+  await step("sign in as the read-write user", async () => {
+    await page.getByLabel("Password").fill(env("CONSOLE_PASSWORD"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("#rooms-table").waitFor();
+    for (const r of rooms) await page.locator(`#rooms-table tr[data-room="${r.id}"]`).waitFor();
+    const stored = await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie);
+    expect(!stored.includes("token") && stored.length < 10, `browser storage holds: ${stored}`);
+    expect(!page.url().toLowerCase().includes("token"), "no token in the URL");
+    await shot("rooms");
+  });
+
+  await step("find a room with the search box", async () => {
+    await page.getByLabel("Search rooms").fill(board.name.split(" ")[0]);
+    await page.waitForFunction(() => document.querySelectorAll("#rooms-table tbody tr").length === 1);
+    const shown = await page.locator("#rooms-table tbody tr").first().getAttribute("data-room");
+    expect(shown === board.id, `the search shows ${shown}`);
+  });
+
+  await step("sort the table by name, descending", async () => {
+    await page.getByLabel("Search rooms").fill("");
+    await page.waitForFunction((n) => document.querySelectorAll("#rooms-table tbody tr").length === n, rooms.length);
+    await page.getByRole("button", { name: /^Room/ }).click();
+    await page.locator('th[aria-sort="descending"]').waitFor();
+    const names = await page.locator("#rooms-table tbody th").allTextContents();
+    const sorted = [...names].sort((a, b) => b.localeCompare(a));
+    expect(JSON.stringify(names) === JSON.stringify(sorted), `order: ${names}`);
+  });
+
+  await step("open the wall, then join a meeting from the room page", async () => {
+    await page.getByRole("link", { name: "Wall", exact: true }).click();
+    await page.locator(`#wall [data-room="${board.id}"]`).waitFor();
+    await page.goto(`${base}/console/#/room/${board.id}`);
+    await page.getByRole("heading", { name: board.name, level: 1 }).waitFor();
+    await page.getByLabel("Meeting id").fill("123456789");
+    await page.getByLabel("Passcode (optional)").fill("4321");
+    await page.getByRole("button", { name: "Join" }).click();
+    await page.locator("#room-live .state-in-call").waitFor({ timeout: 15000 });
+  });
+
+  await step("the simulated room is in the meeting", async () => {
+    const answer = await (await fetch(`${sim}/sim/endpoints/${board.address}`)).text();
+    expect(answer.includes("123456789"), `the simulator says: ${answer}`);
+  });
+
+  await step("mute: the room page and the wall show it", async () => {
+    await page.getByRole("button", { name: "Mute", exact: true }).click();
+    await page.locator("#room-live .badge.muted").waitFor({ timeout: 15000 });
+    await page.locator("#pairing-code").waitFor();
+    await page.locator("svg.qr").waitFor();
+    await shot("room");
+    await page.getByRole("link", { name: "Wall", exact: true }).click();
+    const tile = page.locator(`#wall .tile.state-in-call[data-room="${board.id}"]`);
+    await tile.waitFor({ timeout: 15000 });
+    expect((await tile.textContent()).includes("microphone muted"), "the tile says muted");
+    await shot("wall");
+  });
+
+  await step("a field error is shown next to the field, and a valid edit is saved", async () => {
+    await page.goto(`${base}/console/#/room/${board.id}`);
+    await page.locator("#field-port").waitFor();
+    await page.locator("#field-port").fill("70000");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.locator("#field-port-error:not(:empty)").waitFor();
+    expect(await page.locator("#field-port").getAttribute("aria-invalid") === "true", "port marked invalid");
+    await page.locator("#field-port").fill("22");
+    await page.locator("#field-location").fill("Floor 3");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect(await page.locator("#field-location").inputValue() === "Floor 3", "the saved value stays");
+  });
+
+  await step("hang up: the tile goes back to idle", async () => {
+    await page.getByRole("button", { name: "Hang up" }).click();
+    await page.locator("#room-live .state-idle").waitFor({ timeout: 15000 });
+  });
+
+  await step("upload a CSV: the plan comes first, then the apply", async () => {
+    await page.getByRole("link", { name: "Import", exact: true }).click();
+    const csv = [
+      "id,name,ipaddress,password,location",
+      ",Lobby screen,127.77.0.20,lobby-secret,Ground floor",
+      `${board.id},${board.name},${board.address},,Floor 4`,
+      ",No password room,127.77.0.21,,",
+      "unknown-id,Ghost,127.77.0.22,,",
+    ].join("\n") + "\n";
+    await page.locator("#csv-file").setInputFiles({ name: "rooms.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.locator("#plan-table").waitFor();
+    const actions = await page.locator("#plan-table tbody td:nth-child(2)").allTextContents();
+    expect(JSON.stringify(actions) === JSON.stringify(["create", "update", "skip", "skip"]), `plan: ${actions}`);
+    const before = await page.evaluate(() => document.querySelector("#csv-plan")?.textContent ?? "");
+    expect(before.includes("password"), "the skip reason names the password");
+    await shot("import-plan");
+    // Nothing written yet.
+    expect(!(await roomNames()).includes("Lobby screen"), "the plan wrote nothing");
+    await page.getByRole("button", { name: "Apply this plan" }).click();
+    await page.getByRole("heading", { name: "Applied" }).waitFor();
+    await shot("import-applied");
+    await page.getByRole("link", { name: "Rooms", exact: true }).click();
+    await page.getByRole("link", { name: "Lobby screen", exact: true }).waitFor();
+    expect((await roomNames()).includes("Lobby screen"), "the apply wrote the new room");
+  });
+
+  await step("listeners, failures and the audit log", async () => {
+    await page.getByRole("link", { name: "Listeners", exact: true }).click();
+    await page.locator("#listeners-table").waitFor();
+    await page.getByLabel("Name").fill("Second site");
+    await page.getByLabel(/Base URL/).fill("http://127.0.0.1:9");
+    await page.getByRole("button", { name: "Register" }).click();
+    const secret = await page.locator("#listener-secret").textContent();
+    expect(secret && secret.length >= 16, `secret shown once: ${secret}`);
+    await shot("listeners");
+    await page.getByRole("link", { name: "Failures", exact: true }).click();
+    await page.getByRole("heading", { name: "Failures" }).waitFor();
+    await shot("failures");
+    await page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.locator("#audit-table").waitFor();
+    const text = await page.locator("#audit-table").textContent();
+    expect(text.includes("endpoints.join") && text.includes("endpoints.bulkPut"), "the audit shows the join and the import");
+    await shot("audit");
+  });
+
+  await step("sign out forgets the token", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+  });
+
+  await step("a read-only user sees no edit or import, but the controls", async () => {
+    await page.getByLabel("Username").fill(env("CONSOLE_VIEWER"));
+    await page.getByLabel("Password").fill(env("CONSOLE_VIEWER_PASSWORD"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("#rooms-table").waitFor();
+    expect(await page.getByRole("link", { name: "Audit log", exact: true }).count() === 0, "no audit link");
+    await page.goto(`${base}/console/#/room/${board.id}`);
+    await page.locator("dl.fields").waitFor();
+    expect(await page.getByRole("button", { name: "Save changes" }).count() === 0, "no save button");
+    expect(await page.getByRole("button", { name: "Join" }).count() === 1, "join is there");
+    await page.getByRole("link", { name: "Import", exact: true }).click();
+    await page.getByText("Importing needs ROLE_READWRITE.").waitFor();
+  });
+
+  await step("on a phone", async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const p = await phone.newPage();
+    await p.goto(`${base}/console/`);
+    await p.getByLabel("Username").fill(env("CONSOLE_USER"));
+    await p.getByLabel("Password").fill(env("CONSOLE_PASSWORD"));
+    await p.getByRole("button", { name: "Sign in" }).click();
+    await p.locator("#rooms-table").waitFor();
+    const wide = await p.evaluate(() => document.documentElement.scrollWidth);
+    expect(wide <= 390, `the page is ${wide}px wide on a 390px screen`);
+    await p.screenshot({ path: join(shots, "rooms-phone.png"), fullPage: true });
+    await phone.close();
+  });
+
+  await step("unknown console paths: the page or the catalog's NotFound", async () => {
+    const deep = await page.request.get(`${base}/console/rooms`);
+    expect(deep.status() === 200 && (await deep.text()).includes('id="app"'), "a page path answers the index");
+    const missing = await page.request.get(`${base}/console/nope.js`);
+    expect(missing.status() === 404 && (await missing.json()).errorName === "NotFound", "a missing file is NotFound");
+  });
+
+  const unexpected = problems.filter((p) => !/status of 40[0-9]/.test(p) && !/status of 50[0-9]/.test(p));
+  expect(unexpected.length === 0, `browser problems:\n${unexpected.join("\n")}`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+  if (current) await current.screenshot({ path: join(shots, "..", "..", "target", "console-test-failure.png") }).catch(() => undefined);
+  if (problems.length) console.error(problems.join("\n"));
+} finally {
+  await browser.close();
+}
+console.log(failed ? "console test: FAILED" : `console test: ${steps.length} steps passed`);
+process.exit(failed ? 1 : 0);
