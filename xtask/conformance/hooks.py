@@ -98,7 +98,7 @@ for op in ENDPOINT_WRITES:
     NOT_EXPRESSIBLE[op]["Invalid"] = [("listenerServiceId:", "must name a listener service of the enterprise")]
 for op in ("endpoints.update", "endpoints.patch"):
     NOT_EXPRESSIBLE[op]["Unmodifiable"] = [("The ANNEX_O dialStyle", "the stored endpoint's ANNEX_O dial style is fixed")]
-for op in ("endpoints.bulkPut", "endpoints.bulkPost"):
+for op in ("endpoints.bulkPut", "endpoints.bulkPost", "endpoints.bulkPlan"):
     NOT_EXPRESSIBLE[op] = {"Invalid": [("CSV header: column '", "a column named twice (a pattern cannot count)")]}
 NOT_EXPRESSIBLE["endpoints.join"] = {
     "Invalid": [

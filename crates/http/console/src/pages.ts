@@ -13,10 +13,14 @@ export function listenersPage(main: HTMLElement): () => void {
   const secretBox = h("div", { "aria-live": "polite" });
   const load = async () => {
     try {
-      const listeners = await get<Listener[]>("/api/listenerservices");
+      const [listeners, failures] = await Promise.all([
+        get<Listener[]>("/api/listenerservices"),
+        get<Failure[]>("/api/failures").catch(() => [] as Failure[]),
+      ]);
+      const lastFailure = (id: string) => failures.find((f) => f.subjectId === id);
       replace(list, listeners.length === 0 ? h("p", null, "No listener service is registered.") :
         h("div", { class: "table-wrap" }, h("table", { id: "listeners-table" },
-          h("thead", null, h("tr", null, ["Name", "Health", "Version", "Connection", "Last contact", "Location"]
+          h("thead", null, h("tr", null, ["Name", "Health", "Version", "Connection", "Last contact", "Last failure", "Location"]
             .map((c) => h("th", { scope: "col" }, c)))),
           h("tbody", null, listeners.map((l) => {
             const health = l.connection === "inbound" ? "called on demand"
@@ -27,6 +31,10 @@ export function listenersPage(main: HTMLElement): () => void {
               h("td", null, l.listenerVersion ?? "—"),
               h("td", null, l.connection === "inbound" ? `inbound: ${l.baseUrl ?? ""}` : "outbound (dials home)"),
               h("td", null, l.connectedSince ? `connected ${ago(l.connectedSince)}` : "—"),
+              h("td", null, (() => {
+                const f = lastFailure(l.id);
+                return f ? [h("strong", null, f.errorName), ` ${ago(f.errorDate)}`] : "none recent";
+              })()),
               h("td", null, l.location ?? ""));
           })))));
     } catch (e) {

@@ -49,6 +49,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
     }
     poke();
     void loadFailures();
+    void loadAudit();
   };
 
   const meeting = h("input", { id: "join-meeting", name: "meetingid", inputmode: "numeric", autocomplete: "off", required: true });

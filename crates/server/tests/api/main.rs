@@ -8,6 +8,7 @@ mod auto_join;
 mod calendar_push;
 mod calendars;
 mod calendars_oauth;
+mod console;
 mod control;
 mod csv_export;
 mod csv_plan;
