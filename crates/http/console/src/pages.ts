@@ -1,6 +1,6 @@
 // Listeners, failures, the audit log and the CSV import/export.
 
-import { ApiError, AuditEntry, Failure, Listener, canWrite, get, request, send } from "./api";
+import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, get, request, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
 
 function errorText(e: unknown): string {
@@ -171,6 +171,11 @@ export function auditPage(main: HTMLElement): () => void {
   return () => undefined;
 }
 
+function shown(value: unknown): string {
+  if (value === null || value === undefined || value === "") return "(none)";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
 interface PlanRow {
   line: number;
   action: "create" | "update" | "skip";
@@ -215,12 +220,12 @@ export function importPage(main: HTMLElement): () => void {
   const planOut = h("div", { id: "csv-plan", "aria-live": "polite" });
   let text: string | null = null;
 
-  const showPlan = (plan: Plan, applied: boolean) => {
-    const heading = applied ? "Applied" : "Plan (nothing written yet)";
+  const showPlan = (plan: Plan) => {
+    const heading = "Plan (nothing written yet)";
     replace(planOut,
       h("h2", null, heading),
       h("p", { class: "summary" },
-        `${plan.created} to create · ${plan.updated} to update · ${plan.skipped} skipped`.replace(/to (create|update)/g, applied ? "$1d" : "to $1")),
+        `${plan.created} to create · ${plan.updated} to update · ${plan.skipped} skipped`),
       h("div", { class: "table-wrap" }, h("table", { id: "plan-table" },
         h("thead", null, h("tr", null, ["Line", "Action", "Room", "Reason"].map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", null, plan.rows.map((r) => h("tr", { class: `plan-${r.action}` },
@@ -228,7 +233,7 @@ export function importPage(main: HTMLElement): () => void {
           h("td", null, h("span", { class: `badge plan-${r.action}` }, r.action)),
           h("td", null, r.name ?? "", r.id ? h("code", { class: "small" }, ` ${r.id}`) : ""),
           h("td", null, r.reason ?? "")))))),
-      applied ? null : h("p", null,
+      h("p", null,
         h("button", { type: "button", id: "csv-apply", onclick: () => void apply() }, "Apply this plan"), " ",
         h("button", { type: "button", class: "secondary", onclick: () => { text = null; replace(planOut); } }, "Cancel")));
   };
@@ -238,7 +243,7 @@ export function importPage(main: HTMLElement): () => void {
     replace(planOut, "Planning…");
     try {
       const response = await request("/api/endpoints/csv/plan", { method: "POST", body: csv, contentType: "text/csv" });
-      showPlan((await response.json()) as Plan, false);
+      showPlan((await response.json()) as Plan);
     } catch (e) {
       replace(planOut, h("p", { class: "error", role: "alert" }, errorText(e)));
     }
@@ -247,15 +252,42 @@ export function importPage(main: HTMLElement): () => void {
   const apply = async () => {
     if (text === null) return;
     try {
-      const before = await request("/api/endpoints/csv/plan", { method: "POST", body: text, contentType: "text/csv" });
-      const plan = (await before.json()) as Plan;
-      await request("/api/endpoints/csv", { method: "PUT", body: text, contentType: "text/csv" });
-      showPlan(plan, true);
+      const before = await get<Endpoint[]>("/api/endpoints");
+      const response = await request("/api/endpoints/csv", { method: "PUT", body: text, contentType: "text/csv" });
+      const after = (await response.json()) as Endpoint[];
+      showDifference(before, after);
       notify("Import applied.");
       text = null;
     } catch (e) {
       replace(planOut, h("p", { class: "error", role: "alert" }, errorText(e)));
     }
+  };
+
+  /** What the upload changed: the rooms it created, and each changed field of the others. */
+  const showDifference = (before: Endpoint[], after: Endpoint[]) => {
+    const old = new Map(before.map((e) => [e.id, e]));
+    const rows: HTMLElement[] = [];
+    for (const e of after) {
+      const was = old.get(e.id);
+      if (!was) {
+        rows.push(h("tr", null, h("td", null, h("span", { class: "badge plan-create" }, "created")),
+          h("td", null, h("a", { href: `#/room/${encodeURIComponent(e.id)}` }, e.name)), h("td", null, "new room")));
+        continue;
+      }
+      const changed = Object.keys(e).filter((k) => JSON.stringify(e[k]) !== JSON.stringify(was[k]));
+      if (changed.length) {
+        rows.push(h("tr", null, h("td", null, h("span", { class: "badge plan-update" }, "updated")),
+          h("td", null, h("a", { href: `#/room/${encodeURIComponent(e.id)}` }, e.name)),
+          h("td", null, h("ul", { class: "changes" }, changed.map((k) =>
+            h("li", null, h("code", null, k), `: ${shown(was[k])} → ${shown(e[k])}`))))));
+      }
+    }
+    replace(planOut,
+      h("h2", null, "Applied"),
+      h("p", { class: "summary" }, `${rows.length} room${rows.length === 1 ? "" : "s"} changed; rows the plan skipped were not written.`),
+      rows.length ? h("div", { class: "table-wrap" }, h("table", { id: "applied-table" },
+        h("thead", null, h("tr", null, ["Change", "Room", "Fields"].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", null, rows))) : null);
   };
 
   const read = (f: File | undefined | null) => {

@@ -1,7 +1,7 @@
 // One room: live status, controls, pairing code (text and QR), paired devices, its fields
 // (PATCH, errors beside the field), recent failures and audit entries.
 
-import { ApiError, AuditEntry, Endpoint, Failure, canWrite, get, request, send } from "./api";
+import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, get, request, send } from "./api";
 import { Child, ago, h, notify, replace, when } from "./dom";
 import { Room, poke, stateOf, subscribe } from "./live";
 import { mutedBadge, stateBadge } from "./rooms";
@@ -145,10 +145,11 @@ export function roomPage(main: HTMLElement, id: string): () => void {
 
   const loadFields = async () => {
     try {
-      const [specs, current] = await Promise.all([endpointFields(), get<Endpoint>(path)]);
+      const [specs, current, listeners] = await Promise.all([
+        endpointFields(), get<Endpoint>(path), get<Listener[]>("/api/listenerservices")]);
       endpoint = current;
       title.textContent = current.name;
-      replace(fields, fieldForm(path, specs, current, (updated) => {
+      replace(fields, fieldForm(path, specs, current, listeners, (updated) => {
         endpoint = updated;
         title.textContent = updated.name;
         poke();
@@ -174,7 +175,9 @@ function display(value: unknown): string {
 
 /** The fields as a form: only changed fields are sent (PATCH); an `Invalid` naming a field is
  * shown beside it. Read-only callers see the values without inputs. */
-function fieldForm(path: string, specs: FieldSpec[], endpoint: Endpoint, saved: (e: Endpoint) => void): HTMLElement {
+function fieldForm(
+  path: string, specs: FieldSpec[], endpoint: Endpoint, listeners: Listener[], saved: (e: Endpoint) => void,
+): HTMLElement {
   const writable = canWrite();
   if (!writable) {
     return h("dl", { class: "fields" }, specs.map((s) => [
@@ -188,7 +191,13 @@ function fieldForm(path: string, specs: FieldSpec[], endpoint: Endpoint, saved: 
     const errorId = `${inputId}-error`;
     let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
     const value = display(endpoint[s.name]);
-    if (s.kind === "enum") {
+    if (s.name === "listenerServiceId") {
+      // The enterprise's listeners by name (the id stays the value).
+      input = h("select", { id: inputId, name: s.name, "aria-describedby": errorId },
+        h("option", { value: "" }, "(none)"),
+        listeners.map((l) => h("option", { value: l.id, selected: l.id === value }, `${l.name} (${l.id})`)),
+        value && !listeners.some((l) => l.id === value) ? h("option", { value, selected: true }, value) : null);
+    } else if (s.kind === "enum") {
       input = h("select", { id: inputId, name: s.name, "aria-describedby": errorId },
         h("option", { value: "" }, "(none)"),
         s.values.map((v) => h("option", { value: v, selected: v === value }, v)));

@@ -190,6 +190,8 @@ try {
     expect(!(await roomNames()).includes("Lobby screen"), "the plan wrote nothing");
     await page.getByRole("button", { name: "Apply this plan" }).click();
     await page.getByRole("heading", { name: "Applied" }).waitFor();
+    const applied = await page.locator("#applied-table").textContent();
+    expect(applied.includes("Lobby screen") && applied.includes("Floor 3 → Floor 4"), `applied: ${applied}`);
     await shot("import-applied");
     await page.getByRole("link", { name: "Rooms", exact: true }).click();
     await page.getByRole("link", { name: "Lobby screen", exact: true }).waitFor();
