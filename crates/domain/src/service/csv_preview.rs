@@ -31,9 +31,7 @@ impl EndpointService {
         let planned: Arc<Mutex<Option<CsvPreview>>> = Arc::default();
         let keep = planned.clone();
         // The store writes this entry only with a committed write, and a dry run never commits.
-        let audit = self
-            .audit
-            .op(principal, Operation::BulkPutEndpoints, Some("dry run"));
+        let audit = self.audit.op(principal, Operation::BulkPutEndpoints, None);
         let ids = upload.ids();
         let outcome = self
             .endpoints
