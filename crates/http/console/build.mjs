@@ -53,6 +53,11 @@ await esbuild.build({
   target: ["es2020"],
   outfile: join(dist, "assets/app.js"),
   legalComments: "eof",
+  // The bundled library's notice, which its source carries as a plain comment (minified away).
+  banner: {
+    js: "/*! roomlink console. Includes qrcode-generator: Copyright (c) 2009 Kazuhiko Arase, " +
+      "MIT license (http://www.opensource.org/licenses/mit-license.php). */",
+  },
   logLevel: "warning",
 });
 await esbuild.build({
