@@ -80,6 +80,7 @@ fn room_of(path: &str) -> Option<usize> {
 
 /// Serves one keep-alive connection: HTTP/1.1 requests with Content-Length bodies.
 fn serve(stream: TcpStream, log: &Log) -> std::io::Result<()> {
+    stream.set_nodelay(true)?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream;
     loop {
@@ -132,11 +133,13 @@ fn serve(stream: TcpStream, log: &Log) -> std::io::Result<()> {
                 return Ok(());
             }
         };
-        write!(
-            writer,
+        // One write: headers and body in separate segments would meet Nagle's algorithm and
+        // the client's delayed ACK (40 ms a request).
+        let response = format!(
             "HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml; charset=utf-8\r\nContent-Length: {}\r\n\r\n{answer}",
             answer.len()
-        )?;
+        );
+        writer.write_all(response.as_bytes())?;
     }
 }
 
