@@ -257,12 +257,14 @@ mod tests {
         for now in [0, 1, ANCHOR_MS - 1, 5 * ANCHOR_MS + 17, 1_764_000_000_000] {
             let w = mirror_window(now);
             assert!(w.from_ms <= now - HOUR, "{now}");
-            assert!(w.to_ms >= now + 24 * HOUR, "{now}");
-            assert_eq!(
-                mirror_window(w.from_ms + BEFORE_MS),
-                w,
-                "one window per anchor"
+            assert!(
+                w.from_ms <= now - now.rem_euclid(DAY_MS),
+                "the day so far: {now}"
             );
+            assert!(w.to_ms >= now + 24 * HOUR, "{now}");
+            let anchor = now - now.rem_euclid(ANCHOR_MS);
+            assert_eq!(mirror_window(anchor), w, "one window per anchor");
+            assert_eq!(mirror_window(anchor + ANCHOR_MS - 1), w);
         }
         assert_ne!(mirror_window(0), mirror_window(ANCHOR_MS));
     }

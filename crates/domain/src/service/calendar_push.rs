@@ -23,8 +23,8 @@ use crate::enums::{CalendarType, Toggle};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId};
 use crate::ports::{
-    Clock, Command, CommandTarget, EndpointStore, EnterpriseStore, FailureStore,
-    IdGenerator, PollLease,
+    Clock, Command, CommandTarget, EndpointStore, EnterpriseStore, FailureStore, IdGenerator,
+    PollLease,
 };
 use crate::status::Failure;
 use futures::stream::{self, StreamExt};

@@ -17,7 +17,12 @@ const ADDRESS: &str = "127.77.0.47";
 const REVIEW: i64 = 1_800_007_200_000;
 const MIN: i64 = 60_000;
 /// Rounds every 100 ms.
-const FAST: &[(&str, &str)] = &[("ROOMLINK__CALENDAR__PUSH_INTERVAL_MS", "100")];
+/// Rounds every 100 ms, each asking Radicale whether the calendar changed (its sync token), so
+/// an event put in mid-test shows at the next round.
+const FAST: &[(&str, &str)] = &[
+    ("ROOMLINK__CALENDAR__PUSH_INTERVAL_MS", "100"),
+    ("ROOMLINK__CALENDAR__POLL_INTERVAL_MS", "0"),
+];
 
 fn event(uid: &str, start: &str, end: &str, summary: &str, location: &str) -> String {
     vcalendar(&format!(
@@ -68,19 +73,6 @@ fn events() -> [(&'static str, String); 3] {
             ),
         ),
     ]
-}
-
-/// PUTs one more event into the room's calendar.
-async fn put_event(radicale: &Radicale, name: &str, ics: String) {
-    let answer = reqwest::Client::new()
-        .put(format!("{}{ROOM}/{name}.ics", radicale.base_url()))
-        .basic_auth(USER, Some(PASSWORD))
-        .header("Content-Type", "text/calendar; charset=utf-8")
-        .body(ics)
-        .send()
-        .await
-        .unwrap();
-    assert!(answer.status().is_success(), "{}", answer.status());
 }
 
 /// Waits (real time) until the simulated room has been pushed `pushes` times; its state then.
@@ -170,18 +162,19 @@ async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
     assert_eq!(sim_state(&app, &room, ADDRESS).await["calendarPushes"], 1);
 
     // A new meeting on the calendar: pushed again.
-    put_event(
-        &radicale,
-        "standup",
-        event(
-            "standup@corp.example",
-            "20270115T150000Z",
-            "20270115T151500Z",
-            "Stand-up",
-            "https://bluejeans.com/555000111",
-        ),
-    )
-    .await;
+    radicale
+        .put(
+            ROOM,
+            "standup",
+            &event(
+                "standup@corp.example",
+                "20270115T150000Z",
+                "20270115T151500Z",
+                "Stand-up",
+                "https://bluejeans.com/555000111",
+            ),
+        )
+        .await;
     let state = pushes_reach(&app, &room, 2).await;
     let meetings = state["calendar"]["meetings"].as_array().unwrap().clone();
     assert_eq!(meetings.len(), 3, "{meetings:?}");
@@ -196,18 +189,19 @@ async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
         .await
         .unwrap();
     assert!(fault.status().is_success());
-    put_event(
-        &radicale,
-        "retro",
-        event(
-            "retro@corp.example",
-            "20270115T160000Z",
-            "20270115T170000Z",
-            "Retro",
-            "Room 4",
-        ),
-    )
-    .await;
+    radicale
+        .put(
+            ROOM,
+            "retro",
+            &event(
+                "retro@corp.example",
+                "20270115T160000Z",
+                "20270115T170000Z",
+                "Retro",
+                "Room 4",
+            ),
+        )
+        .await;
     let mut failure = None;
     for _ in 0..100 {
         let (status, failures) = app.call(Method::GET, "/api/failures", &ro, None).await;

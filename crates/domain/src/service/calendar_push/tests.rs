@@ -6,8 +6,8 @@ use crate::cluster::{LocalBus, MockListenerLinks};
 use crate::enums::EndpointCapability;
 use crate::memory::MemoryStore;
 use crate::ports::{
-    CalendarReader, ListenerTransport, MockPasswordHasher, MockPlatformIdentity, ObservedState,
-    SecretSealer,
+    CalendarAccount, CalendarReader, ListenerTransport, MockPasswordHasher, MockPlatformIdentity,
+    ObservedState, SecretSealer,
 };
 use crate::secret::{SealedSecret, Secret};
 use crate::service::auth::Principal;
@@ -253,8 +253,9 @@ async fn a_room_is_pushed_its_meetings_once_until_they_change() {
     assert_eq!((round.pushed, round.unchanged), (0, 1));
     assert_eq!(w.pushes().len(), 1);
 
-    // A meeting moves: pushed again.
+    // A meeting moves: pushed again once the calendar's copy is a poll interval old.
     w.calendar.events.lock().unwrap()[1].start_ms += 1_800_000;
+    w.clock.set(NOW + 120_000);
     let round = w.services.calendar_push.run_once().await.unwrap();
     assert_eq!(round.pushed, 1);
     assert_eq!(w.pushes().len(), 2);
