@@ -218,13 +218,15 @@ pub(crate) async fn send(
         let wait = match status.as_u16() {
             429 | 503 => {
                 let retry_after = RetryAfter::of(&response);
-                if let RetryAfter::Seconds(s) = retry_after {
-                    pace.hold(host, Duration::from_secs(s));
+                // Every request to the host waits, this one's retry included (its next turn).
+                match retry_after {
+                    RetryAfter::Seconds(s) => pace.hold(host, Duration::from_secs(s)),
+                    RetryAfter::Absent => pace.hold(host, THROTTLE_WAIT),
+                    RetryAfter::Unreadable => {}
                 }
                 match retry_after.wait() {
-                    Some(wait) if throttled < THROTTLE_RETRIES => {
+                    Some(_) if throttled < THROTTLE_RETRIES => {
                         throttled += 1;
-                        pace.hold(host, wait);
                         Duration::ZERO
                     }
                     _ => return Err(format!("throttled ({status}, {retry_after})")),

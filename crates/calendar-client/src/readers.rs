@@ -4,6 +4,7 @@
 use crate::{CalDavReader, GoogleReader, GraphReader, Pace};
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
+use roomlink_domain::calendar::upcoming::MeetingWindow;
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader, Clock};
@@ -91,7 +92,8 @@ pub(crate) fn in_window(
     from_ms: i64,
     to_ms: i64,
 ) -> Vec<CalendarEvent> {
-    events.retain(|e| e.start_ms < to_ms && e.end_ms.max(e.start_ms + 1) > from_ms);
+    let window = MeetingWindow { from_ms, to_ms };
+    events.retain(|e| e.overlaps(&window));
     events.sort_by(|a, b| (a.start_ms, &a.uid).cmp(&(b.start_ms, &b.uid)));
     events
 }

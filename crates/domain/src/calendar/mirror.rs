@@ -187,19 +187,6 @@ impl CalendarMirror {
             },
         );
     }
-
-    /// How many calendars are mirrored.
-    pub fn len(&self) -> usize {
-        self.copies
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .by_key
-            .len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// A full read to keep.
@@ -209,12 +196,25 @@ pub struct MirroredRead {
     pub max_age_ms: i64,
 }
 
-fn in_window(events: &[CalendarEvent], window: &MeetingWindow) -> Vec<CalendarEvent> {
+/// The events of `events` that overlap `window`, in their order.
+pub fn in_window(events: &[CalendarEvent], window: &MeetingWindow) -> Vec<CalendarEvent> {
     events
         .iter()
         .filter(|e| e.overlaps(window))
         .cloned()
         .collect()
+}
+
+#[cfg(test)]
+impl CalendarMirror {
+    /// How many calendars are mirrored.
+    fn len(&self) -> usize {
+        self.copies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .by_key
+            .len()
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@ use crate::calendar::account::{
     readable_type, uses_token_url,
 };
 use crate::calendar::meeting::MeetingRules;
-use crate::calendar::mirror::{CalendarMirror, MirrorKey, Mirrored, MirroredRead, mirror_window};
+use crate::calendar::mirror::{
+    CalendarMirror, MirrorKey, Mirrored, MirroredRead, in_window, mirror_window,
+};
 use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting, upcoming};
 use crate::enums::CalendarType;
 use crate::error::{Error, Result};
@@ -278,11 +280,7 @@ impl CalendarService {
             }
             CalendarRead::Events { events, mark } => (events, mark),
         };
-        let asked: Vec<CalendarEvent> = events
-            .iter()
-            .filter(|e| e.overlaps(&window))
-            .cloned()
-            .collect();
+        let asked = in_window(&events, &window);
         self.mirror.keep(
             key,
             open.stamp,
