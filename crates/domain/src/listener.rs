@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::ids::{EnterpriseId, ListenerServiceId};
 use crate::secret::{SealedSecret, Secret, SecretChange};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// How roomlink reaches a listener service (docs/listener-protocol.md, "Transports").
 #[derive(Debug, Clone, PartialEq)]
@@ -100,11 +100,139 @@ impl LinkPresence {
     }
 }
 
-/// A listener as the API shows it: its record and, for outbound listeners, its connection.
+/// The last time the poll lease holder asked an inbound listener what it is (`GET /v1/info`,
+/// once per status poll round): whether it answered, and what it said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenerCheck {
+    pub listener_id: ListenerServiceId,
+    pub checked_ms: i64,
+    /// The last check that was answered (this one, or an earlier one).
+    pub answered_ms: Option<i64>,
+    /// The version the last answer reported.
+    pub version: Option<String>,
+    /// This check's error, `None` when it was answered.
+    pub error: Option<CheckError>,
+}
+
+/// Why a check failed: the catalog error's name and message (as `GET /api/failures` shows
+/// them; neither ever holds a secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckError {
+    pub error_name: String,
+    pub message: String,
+}
+
+impl CheckError {
+    /// The message ends with the error's `causes` detail (what the listener or the network
+    /// said, already scrubbed by the transport), so one line says why.
+    fn of(error: &Error) -> Self {
+        let causes: Vec<&str> = error
+            .details()
+            .get("causes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let message = error.message().trim_end_matches('.');
+        CheckError {
+            error_name: error.kind().name().to_owned(),
+            message: if causes.is_empty() {
+                error.message().to_owned()
+            } else {
+                format!("{message}: {}", causes.join("; "))
+            },
+        }
+    }
+}
+
+impl ListenerCheck {
+    /// A check that was answered with `version`.
+    pub fn answered(listener_id: ListenerServiceId, now_ms: i64, version: String) -> Self {
+        ListenerCheck {
+            listener_id,
+            checked_ms: now_ms,
+            answered_ms: Some(now_ms),
+            version: Some(version),
+            error: None,
+        }
+    }
+
+    /// A check that failed with `error`; the store keeps the last answer's time and version.
+    pub fn failed(listener_id: ListenerServiceId, now_ms: i64, error: &Error) -> Self {
+        ListenerCheck {
+            listener_id,
+            checked_ms: now_ms,
+            answered_ms: None,
+            version: None,
+            error: Some(CheckError::of(error)),
+        }
+    }
+}
+
+/// How a listener is doing, in one word (the API's `health`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListenerHealth {
+    /// Inbound: the last check was answered. Outbound: a connection is open.
+    Online,
+    /// Inbound: the last check failed. Outbound: no connection is open.
+    Offline,
+    /// Inbound, never checked yet (no instance has polled since it was registered).
+    Unknown,
+}
+
+impl ListenerHealth {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListenerHealth::Online => "online",
+            ListenerHealth::Offline => "offline",
+            ListenerHealth::Unknown => "unknown",
+        }
+    }
+}
+
+/// A listener as the API shows it: its record and what roomlink knows of its reachability.
 pub struct ListenerView {
     pub listener: ListenerService,
-    /// `None` for inbound listeners; `Some(None)` for an outbound one not connected.
-    pub link: Option<Option<LinkPresence>>,
+    pub contact: ListenerContact,
+}
+
+/// What roomlink knows of a listener's reachability, by its connection kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListenerContact {
+    /// Inbound: the last check, if any.
+    Checked(Option<ListenerCheck>),
+    /// Outbound: the open connection, if any.
+    Linked(Option<LinkPresence>),
+}
+
+impl ListenerContact {
+    pub fn health(&self) -> ListenerHealth {
+        match self {
+            ListenerContact::Checked(None) => ListenerHealth::Unknown,
+            ListenerContact::Checked(Some(c)) if c.error.is_none() => ListenerHealth::Online,
+            ListenerContact::Linked(Some(_)) => ListenerHealth::Online,
+            ListenerContact::Checked(Some(_)) | ListenerContact::Linked(None) => {
+                ListenerHealth::Offline
+            }
+        }
+    }
+
+    /// When roomlink last heard from the listener: its last answered check, or the open
+    /// connection's last heartbeat.
+    fn last_contact_ms(&self) -> Option<i64> {
+        match self {
+            ListenerContact::Checked(check) => check.as_ref().and_then(|c| c.answered_ms),
+            ListenerContact::Linked(link) => link.as_ref().map(|l| l.seen_ms),
+        }
+    }
+
+    fn version(&self) -> Option<&str> {
+        match self {
+            ListenerContact::Checked(check) => check.as_ref().and_then(|c| c.version.as_deref()),
+            ListenerContact::Linked(link) => link.as_ref().and_then(|l| l.version.as_deref()),
+        }
+    }
 }
 
 /// Listener secrets: 16 to 256 characters when a client chooses one.
@@ -231,18 +359,28 @@ impl Serialize for ListenerService {
     }
 }
 
-/// The record and its connection: `connected`, `connectedSince`, `listenerVersion` (all null
-/// for an inbound listener).
+/// The record and its reachability: `health`, `listenerVersion` and `lastContact` for every
+/// listener; `connected` and `connectedSince` for outbound ones (null for inbound);
+/// `checkedAt` and `checkError` for inbound ones (null for outbound).
 impl Serialize for ListenerView {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(11))?;
+        let mut map = s.serialize_map(Some(15))?;
         record_entries(&self.listener, &mut map)?;
-        let presence = self.link.as_ref().map(Option::as_ref);
-        map.serialize_entry("connected", &presence.map(|p| p.is_some()))?;
-        map.serialize_entry("connectedSince", &presence.flatten().map(|p| p.since_ms))?;
+        let contact = &self.contact;
+        map.serialize_entry("health", contact.health().as_str())?;
+        map.serialize_entry("listenerVersion", &contact.version())?;
+        map.serialize_entry("lastContact", &contact.last_contact_ms())?;
+        let (link, check) = match contact {
+            ListenerContact::Linked(link) => (Some(link.as_ref()), None),
+            ListenerContact::Checked(check) => (None, check.as_ref()),
+        };
+        map.serialize_entry("connected", &link.map(|p| p.is_some()))?;
+        map.serialize_entry("connectedSince", &link.flatten().map(|p| p.since_ms))?;
+        map.serialize_entry("checkedAt", &check.map(|c| c.checked_ms))?;
+        let error = check.and_then(|c| c.error.as_ref());
         map.serialize_entry(
-            "listenerVersion",
-            &presence.flatten().and_then(|p| p.version.as_deref()),
+            "checkError",
+            &error.map(|e| json!({"errorName": e.error_name, "message": e.message})),
         )?;
         map.end()
     }

@@ -22,7 +22,7 @@ use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::enums::{CalendarType, EndpointCapability};
 use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
-use crate::listener::{LinkPresence, ListenerRoute, ListenerService};
+use crate::listener::{LinkPresence, ListenerCheck, ListenerRoute, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::rules::csv::{CsvContext, CsvReport};
 use crate::rules::dtmf::Dtmf;
@@ -245,6 +245,11 @@ pub trait ListenerStore: Send + Sync {
         id: &ListenerServiceId,
         audit: &AuditEntry,
     ) -> Result<bool>;
+    /// Records a check of an inbound listener (one row per listener). A failed check keeps
+    /// the last answer's time and version; a listener deleted meanwhile records nothing.
+    async fn record_check(&self, check: &ListenerCheck) -> Result<()>;
+    /// The last checks of the enterprise's listeners.
+    async fn checks(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerCheck>>;
 }
 
 /// Where outbound listeners' connections are held, for every instance to see.
@@ -726,6 +731,13 @@ pub struct CommandTarget {
     pub credential: EndpointCredential,
 }
 
+/// A listener to ask something of its own, not of a room (its `/v1/info`).
+pub struct ListenerAddress {
+    pub listener_id: ListenerServiceId,
+    pub route: ListenerRoute,
+    pub listener_secret: Secret,
+}
+
 /// What a listener observed of a room system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ObservedState {
@@ -750,4 +762,6 @@ pub trait ListenerTransport: Send + Sync {
         &self,
         targets: &[CommandTarget],
     ) -> Result<Vec<(EndpointId, Result<ObservedState>)>>;
+    /// Asks a listener what it is (`GET /v1/info`, never answered from a cache): its version.
+    async fn check(&self, listener: &ListenerAddress) -> Result<String>;
 }

@@ -34,8 +34,9 @@ use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, ListenerServiceId};
 use roomlink_domain::listener::ListenerRoute;
 use roomlink_domain::ports::{
-    Command, CommandTarget, EndpointCredential, ListenerTransport, ObservedState,
+    Command, CommandTarget, EndpointCredential, ListenerAddress, ListenerTransport, ObservedState,
 };
+use roomlink_domain::secret::Secret;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::{Answer, Retry, exchange, exchange_link};
@@ -140,22 +141,22 @@ impl HttpListenerClient {
         &self.config
     }
 
-    /// Sends one request to the target's listener by its route.
+    /// Sends one request to the listener by its route.
     async fn ask(
         &self,
-        target: &CommandTarget,
+        peer: Peer<'_>,
         call: &Call<'_>,
         request: Request<'_>,
         deadline: Instant,
     ) -> Result<Answer> {
         let timeout = self.config.command_timeout;
-        let answer = match &target.route {
+        let answer = match peer.route {
             ListenerRoute::Http(base_url) => {
                 let url = format!("{}{}", base_key(base_url), request.path);
                 let mut http = self
                     .http
                     .request(request.method, url)
-                    .bearer_auth(target.listener_secret.expose());
+                    .bearer_auth(peer.secret.expose());
                 if let Some(body) = request.body {
                     http = http
                         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -172,8 +173,7 @@ impl HttpListenerClient {
                 exchange_link(call, self.links.as_ref(), link, deadline, timeout).await
             }
         };
-        let key = route_key(target);
-        answer.inspect_err(|e| self.forget_if_offline(&key, e))
+        answer.inspect_err(|e| self.forget_if_offline(&peer.key(), e))
     }
 
     /// A JSON body's text; the wire types always serialize.
@@ -183,23 +183,27 @@ impl HttpListenerClient {
     }
 
     /// The listener's info, from the cache or `GET /v1/info`.
-    async fn info(
+    async fn info(&self, peer: Peer<'_>, call: &Call<'_>, deadline: Instant) -> Result<Arc<Info>> {
+        match self.info.get(&peer.key()) {
+            Some(info) => Ok(info),
+            None => self.fetch_info(peer, call, deadline).await,
+        }
+    }
+
+    /// `GET /v1/info`, kept in the cache.
+    async fn fetch_info(
         &self,
-        target: &CommandTarget,
+        peer: Peer<'_>,
         call: &Call<'_>,
         deadline: Instant,
     ) -> Result<Arc<Info>> {
-        let key = route_key(target);
-        if let Some(info) = self.info.get(&key) {
-            return Ok(info);
-        }
         let request = Request {
             method: reqwest::Method::GET,
             path: "/v1/info",
             body: None,
             retry: Retry::OnceOnReset,
         };
-        let answer = self.ask(target, call, request, deadline).await?;
+        let answer = self.ask(peer, call, request, deadline).await?;
         if !answer.is_success() {
             return Err(call.from_status(answer.status, &answer.body, None));
         }
@@ -208,7 +212,7 @@ impl HttpListenerClient {
             .and_then(Info::from_body)
             .map_err(|cause| call.not_protocol(cause))?;
         let info = Arc::new(info);
-        self.info.put(&key, Arc::clone(&info));
+        self.info.put(&peer.key(), Arc::clone(&info));
         Ok(info)
     }
 
@@ -228,7 +232,7 @@ impl HttpListenerClient {
         call: &mut Call<'_>,
     ) -> Result<ObservedState> {
         let deadline = Instant::now() + self.config.command_timeout;
-        let info = self.info(target, call, deadline).await?;
+        let info = self.info(Peer::of(target), call, deadline).await?;
         call.version = Some(info.version_text.clone());
         self.gate(&info, call)?;
         let protocol = target
@@ -251,10 +255,10 @@ impl HttpListenerClient {
             body: Some(Self::json(call, &body)?),
             retry: Retry::Never,
         };
-        let answer = self.ask(target, call, request, deadline).await?;
+        let answer = self.ask(Peer::of(target), call, request, deadline).await?;
         if answer.status == 404 {
             // The info promised the command: the listener changed under us.
-            self.info.forget(&route_key(target));
+            self.info.forget(&Peer::of(target).key());
         }
         if !answer.is_success() {
             return Err(call.from_status(answer.status, &answer.body, Some(&target.endpoint)));
@@ -277,7 +281,7 @@ impl HttpListenerClient {
     ) -> Result<Vec<EndpointCapability>> {
         let call = Call::new(&target.listener_id, "info", target.listener_secret.expose());
         let deadline = Instant::now() + self.config.command_timeout;
-        let info = self.info(target, &call, deadline).await?;
+        let info = self.info(Peer::of(target), &call, deadline).await?;
         let protocol = target
             .endpoint
             .profile()
@@ -309,7 +313,7 @@ impl HttpListenerClient {
         };
         let mut call = Call::new(&first.listener_id, "status", first.listener_secret.expose());
         let deadline = Instant::now() + self.config.command_timeout;
-        let info = self.info(first, &call, deadline).await?;
+        let info = self.info(Peer::of(first), &call, deadline).await?;
         call.version = Some(info.version_text.clone());
         self.gate(&info, &call)?;
         // Endpoints the listener cannot control are answered here, not sent.
@@ -366,8 +370,10 @@ impl HttpListenerClient {
             retry: Retry::OnceOnReset,
         };
         let deadline = Instant::now() + self.config.command_timeout;
-        let answer = self.ask(listener, call, request, deadline).await?;
-        self.read_statuses(targets, batch, call, answer, &route_key(listener))
+        let answer = self
+            .ask(Peer::of(listener), call, request, deadline)
+            .await?;
+        self.read_statuses(targets, batch, call, answer, &Peer::of(listener).key())
     }
 
     fn read_statuses(
@@ -429,10 +435,37 @@ fn base_key(base_url: &str) -> &str {
 }
 
 /// The info cache's key of the target's listener: its base URL, or its id for a link.
-fn route_key(target: &CommandTarget) -> String {
-    match &target.route {
-        ListenerRoute::Http(base_url) => base_key(base_url).to_owned(),
-        ListenerRoute::Link => format!("link:{}", target.listener_id),
+/// The listener a request goes to: which one, by what route, asked with which secret.
+#[derive(Clone, Copy)]
+struct Peer<'a> {
+    id: &'a ListenerServiceId,
+    route: &'a ListenerRoute,
+    secret: &'a Secret,
+}
+
+impl<'a> Peer<'a> {
+    fn of(target: &'a CommandTarget) -> Self {
+        Peer {
+            id: &target.listener_id,
+            route: &target.route,
+            secret: &target.listener_secret,
+        }
+    }
+
+    fn at(address: &'a ListenerAddress) -> Self {
+        Peer {
+            id: &address.listener_id,
+            route: &address.route,
+            secret: &address.listener_secret,
+        }
+    }
+
+    /// The info cache's key: the base URL, or the listener for an outbound one.
+    fn key(&self) -> String {
+        match self.route {
+            ListenerRoute::Http(base_url) => base_key(base_url).to_owned(),
+            ListenerRoute::Link => format!("link:{}", self.id),
+        }
     }
 }
 
@@ -505,5 +538,16 @@ impl ListenerTransport for HttpListenerClient {
                 (t.endpoint.id().clone(), r)
             })
             .collect())
+    }
+
+    async fn check(&self, listener: &ListenerAddress) -> Result<String> {
+        let peer = Peer::at(listener);
+        let call = Call::new(peer.id, "info", peer.secret.expose());
+        let deadline = Instant::now() + self.config.command_timeout;
+        let info = self.fetch_info(peer, &call, deadline).await;
+        if let Err(e) = &info {
+            tracing::debug!(listener = %peer.id, error = %e, "listener check failed");
+        }
+        Ok(info?.version_text.clone())
     }
 }

@@ -22,7 +22,7 @@ use roomlink_domain::ids::{
     EndpointId, EnterpriseId, FailureId, ListenerServiceId, PairingCodeId, TokenId, UserId,
 };
 use roomlink_domain::listener::{
-    LinkPresence, ListenerConnection, ListenerProfile, ListenerService,
+    CheckError, LinkPresence, ListenerCheck, ListenerConnection, ListenerProfile, ListenerService,
 };
 use roomlink_domain::pairing::{PairedStatus, PairingCode};
 use roomlink_domain::secret::SealedSecret;
@@ -494,6 +494,43 @@ impl LinkRow {
             since_ms: self.since_ms,
             version: self.version,
             seen_ms: self.seen_ms,
+        }
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = listener_checks, check_for_backend(Pg, Sqlite))]
+pub(crate) struct CheckRow {
+    pub listener_id: String,
+    pub checked_ms: i64,
+    pub answered_ms: Option<i64>,
+    pub version: Option<String>,
+    pub error: Option<String>,
+    pub error_message: Option<String>,
+}
+
+impl CheckRow {
+    pub fn new(c: &ListenerCheck) -> Self {
+        CheckRow {
+            listener_id: c.listener_id.as_str().to_owned(),
+            checked_ms: c.checked_ms,
+            answered_ms: c.answered_ms,
+            version: c.version.clone(),
+            error: c.error.as_ref().map(|e| e.error_name.clone()),
+            error_message: c.error.as_ref().map(|e| e.message.clone()),
+        }
+    }
+
+    pub fn into_domain(self) -> ListenerCheck {
+        ListenerCheck {
+            listener_id: ListenerServiceId::from_trusted(self.listener_id),
+            checked_ms: self.checked_ms,
+            answered_ms: self.answered_ms,
+            version: self.version,
+            error: self.error.map(|error_name| CheckError {
+                error_name,
+                message: self.error_message.unwrap_or_default(),
+            }),
         }
     }
 }

@@ -73,6 +73,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    listener_checks (listener_id) {
+        listener_id -> Text,
+        checked_ms -> BigInt,
+        answered_ms -> Nullable<BigInt>,
+        version -> Nullable<Text>,
+        error -> Nullable<Text>,
+        error_message -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     endpoints (id) {
         id -> Text,
         seq -> BigInt,
@@ -207,6 +218,7 @@ diesel::table! {
 
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
+diesel::joinable!(listener_checks -> listener_services (listener_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     enterprises,
@@ -214,6 +226,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     access_tokens,
     listener_services,
     listener_links,
+    listener_checks,
     endpoints,
     pairing_codes,
     paired_statuses,

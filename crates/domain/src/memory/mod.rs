@@ -15,7 +15,7 @@ use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
-use crate::listener::{LinkPresence, ListenerService};
+use crate::listener::{LinkPresence, ListenerCheck, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::ports::{
     CommandContext, CsvApply, EndpointChange, EndpointStore, EnterpriseStore, FailureStore,
@@ -44,6 +44,7 @@ struct State {
     list_versions: HashMap<EnterpriseId, u64>,
     listeners: Vec<ListenerService>,
     links: Vec<LinkPresence>,
+    checks: Vec<ListenerCheck>,
     pairing_codes: Vec<PairingCode>,
     paired: Vec<PairedStatus>,
     statuses: HashMap<(EnterpriseId, EndpointId), EndpointStatus>,
@@ -709,6 +710,7 @@ impl ListenerStore for MemoryStore {
         let deleted = s.listeners.len() != before;
         if deleted {
             s.links.retain(|l| l.listener_id != *id);
+            s.checks.retain(|c| c.listener_id != *id);
             s.audit(audit);
         }
         Ok(deleted)
@@ -716,6 +718,36 @@ impl ListenerStore for MemoryStore {
 
     async fn listener_by_id(&self, id: &ListenerServiceId) -> Result<Option<ListenerService>> {
         Ok(self.lock()?.listeners.iter().find(|l| l.id == *id).cloned())
+    }
+
+    async fn record_check(&self, check: &ListenerCheck) -> Result<()> {
+        let mut s = self.lock()?;
+        if !s.listeners.iter().any(|l| l.id == check.listener_id) {
+            return Ok(());
+        }
+        let mut check = check.clone();
+        if let Some(last) = s.checks.iter().find(|c| c.listener_id == check.listener_id)
+            && check.error.is_some()
+        {
+            check.answered_ms = last.answered_ms;
+            check.version = last.version.clone();
+        }
+        s.checks.retain(|c| c.listener_id != check.listener_id);
+        s.checks.push(check);
+        Ok(())
+    }
+
+    async fn checks(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerCheck>> {
+        let s = self.lock()?;
+        Ok(s.checks
+            .iter()
+            .filter(|c| {
+                s.listeners
+                    .iter()
+                    .any(|l| l.id == c.listener_id && l.enterprise_id == *enterprise)
+            })
+            .cloned()
+            .collect())
     }
 }
 

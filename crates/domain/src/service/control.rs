@@ -347,15 +347,20 @@ impl ControlService {
 
     /// One round of status polling: every enterprise in turn ([`Self::poll_enterprise`]),
     /// the listeners this instance's share covers (outbound ones it holds; inbound ones when
-    /// it holds the poll lease). An enterprise whose poll fails does not stop the others; its
-    /// error is returned with it, for the caller to log. Fails as a whole only when the
-    /// enterprises cannot be listed.
+    /// it holds the poll lease, which also checks them: [`Self::check_listeners`]). An
+    /// enterprise whose poll fails does not stop the others; its error is returned with it,
+    /// for the caller to log. Fails as a whole only when the enterprises cannot be listed.
     pub async fn poll_all(&self) -> Result<Vec<(EnterpriseId, Error)>> {
         let share = PollShare {
             inbound: self.poll_lease.hold_poll_lease().await?,
         };
         let mut failed = Vec::new();
         for enterprise in self.enterprises.enterprise_ids().await? {
+            if share.inbound
+                && let Err(e) = self.check_listeners(&enterprise).await
+            {
+                failed.push((enterprise.clone(), e));
+            }
             if let Err(e) = self.poll_enterprise(&enterprise, share).await {
                 failed.push((enterprise, e));
             }

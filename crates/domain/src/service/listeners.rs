@@ -8,7 +8,8 @@ use crate::cluster::{ClusterEvent, EventBus};
 use crate::error::{Error, Result};
 use crate::ids::ListenerServiceId;
 use crate::listener::{
-    LinkPresence, ListenerConnection, ListenerService, ListenerView, decode_listener,
+    LinkPresence, ListenerConnection, ListenerContact, ListenerService, ListenerView,
+    decode_listener,
 };
 use crate::ports::{Clock, IdGenerator, LinkStore, ListenerStore, SecretSealer};
 use crate::secret::{Secret, SecretChange};
@@ -110,17 +111,22 @@ impl ListenerAdmin {
             .ok_or_else(|| id.not_found())
     }
 
-    /// Adds each outbound listener's live connection (one read for all of them).
+    /// Adds what is known of each listener's reachability: outbound ones' live connections
+    /// and inbound ones' last checks (one read each for all of them).
     async fn with_links(
         &self,
         principal: &Principal,
         listeners: Vec<ListenerService>,
     ) -> Result<Vec<ListenerView>> {
-        let any_outbound = listeners
-            .iter()
-            .any(|l| l.profile.connection == ListenerConnection::Outbound);
-        let mut links = if any_outbound {
-            self.links.links(&principal.enterprise_id).await?
+        let outbound = |l: &ListenerService| l.profile.connection == ListenerConnection::Outbound;
+        let enterprise = &principal.enterprise_id;
+        let mut links = if listeners.iter().any(outbound) {
+            self.links.links(enterprise).await?
+        } else {
+            Vec::new()
+        };
+        let mut checks = if listeners.iter().any(|l| !outbound(l)) {
+            self.listeners.checks(enterprise).await?
         } else {
             Vec::new()
         };
@@ -129,9 +135,14 @@ impl ListenerAdmin {
         Ok(listeners
             .into_iter()
             .map(|listener| {
-                let link = (listener.profile.connection == ListenerConnection::Outbound)
-                    .then(|| links.iter().find(|l| l.listener_id == listener.id).cloned());
-                ListenerView { listener, link }
+                let contact = if outbound(&listener) {
+                    let link = links.iter().position(|l| l.listener_id == listener.id);
+                    ListenerContact::Linked(link.map(|i| links.swap_remove(i)))
+                } else {
+                    let check = checks.iter().position(|c| c.listener_id == listener.id);
+                    ListenerContact::Checked(check.map(|i| checks.swap_remove(i)))
+                };
+                ListenerView { listener, contact }
             })
             .collect())
     }

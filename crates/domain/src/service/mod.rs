@@ -13,6 +13,7 @@ pub mod endpoint_lists;
 pub mod endpoints;
 pub mod housekeeping;
 pub mod keys;
+pub mod listener_checks;
 pub mod listeners;
 pub mod pairing;
 pub mod snapshots;

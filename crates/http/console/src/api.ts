@@ -174,9 +174,13 @@ export interface Listener {
   connection: "inbound" | "outbound";
   baseUrl: string | null;
   location: string | null;
+  health: "online" | "offline" | "unknown";
+  listenerVersion: string | null;
+  lastContact: number | null;
   connected: boolean | null;
   connectedSince: number | null;
-  listenerVersion: string | null;
+  checkedAt: number | null;
+  checkError: { errorName: string; message: string } | null;
   secret?: string;
   [field: string]: unknown;
 }

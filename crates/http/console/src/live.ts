@@ -32,9 +32,7 @@ export function latest(): Picture {
 /** What a room is doing, as one word for the table and the wall. */
 export function stateOf(room: Room): State {
   if (!room.endpoint.listenerServiceId) return "no listener";
-  if (room.listener && room.listener.connection === "outbound" && room.listener.connected === false) {
-    return "listener offline";
-  }
+  if (room.listener && room.listener.health === "offline") return "listener offline";
   if (!room.status || room.status.timestamp === 0) return "unknown";
   if (room.status.callActive) return "in call";
   if (room.status.dialing) return "dialling";

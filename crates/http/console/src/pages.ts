@@ -23,14 +23,17 @@ export function listenersPage(main: HTMLElement): () => void {
           h("thead", null, h("tr", null, ["Name", "Health", "Version", "Connection", "Last contact", "Last failure", "Location"]
             .map((c) => h("th", { scope: "col" }, c)))),
           h("tbody", null, listeners.map((l) => {
-            const health = l.connection === "inbound" ? "called on demand"
-              : l.connected ? "connected" : "offline";
-            return h("tr", null,
+            const why = l.checkError ? h("div", { class: "small" }, `${l.checkError.errorName}: ${l.checkError.message}`)
+              : l.health === "unknown" ? h("div", { class: "small" }, "not checked yet") : null;
+            const contact = l.lastContact ? ago(l.lastContact) : "never";
+            return h("tr", { "data-listener": l.id },
               h("th", { scope: "row" }, l.name, h("br"), h("code", { class: "small" }, l.id)),
-              h("td", null, h("span", { class: `badge health-${health.replace(/ /g, "-")}` }, health)),
+              h("td", null, h("span", { class: `badge health-${l.health}` }, l.health), why),
               h("td", null, l.listenerVersion ?? "—"),
-              h("td", null, l.connection === "inbound" ? `inbound: ${l.baseUrl ?? ""}` : "outbound (dials home)"),
-              h("td", null, l.connectedSince ? `connected ${ago(l.connectedSince)}` : "—"),
+              h("td", null, l.connection === "inbound" ? `inbound: ${l.baseUrl ?? ""}`
+                : l.connectedSince ? `outbound, connected ${ago(l.connectedSince)}` : "outbound (dials home)"),
+              h("td", null, l.connection === "inbound" && l.checkedAt
+                ? [contact, h("div", { class: "small" }, `checked ${ago(l.checkedAt)}`)] : contact),
               h("td", null, (() => {
                 const f = lastFailure(l.id);
                 return f ? [h("strong", null, f.errorName), ` ${ago(f.errorDate)}`] : "none recent";

@@ -206,6 +206,15 @@ try {
     await page.getByRole("button", { name: "Register" }).click();
     const secret = await page.locator("#listener-secret").textContent();
     expect(secret && secret.length >= 16, `secret shown once: ${secret}`);
+    // Inbound listeners are checked every status poll round (5 s here; the page reloads its
+    // list every 10 s): the simulator answers with its version, nothing listens on port 9.
+    const rows = page.locator("#listeners-table tbody tr");
+    const demo = rows.filter({ hasText: "Demo listener" });
+    await demo.filter({ hasText: "online" }).waitFor({ timeout: 30000 });
+    expect(/\d+\.\d+\.\d+/.test(await demo.locator("td").nth(1).textContent()), "the simulator's version shown");
+    const second = rows.filter({ hasText: "Second site" });
+    await second.filter({ hasText: "offline" }).waitFor({ timeout: 30000 });
+    expect((await second.textContent()).includes("ListenerOffline"), "why it is offline");
     // The secret is the test's own, but a picture of a secret is still a secret: masked.
     await page.screenshot({ path: join(shots, "listeners.png"), fullPage: true, mask: [page.locator("#listener-secret")] });
     await page.getByRole("link", { name: "Failures", exact: true }).click();

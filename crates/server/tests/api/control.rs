@@ -472,7 +472,112 @@ async fn polling_refreshes_the_status_cache(app: TestApp) {
     assert!(after["timestamp"].as_i64().unwrap() > 0);
 }
 
+/// Each poll round asks every inbound listener what it is; the listeners API shows the answer
+/// (health, version, last contact) or why there was none.
+async fn inbound_listeners_are_checked_each_round(app: TestApp) {
+    let (rw, ro) = app.tenant("acme").await;
+    let (answering, _a) = simulator(SimConfig::default()).await;
+    let (refusing, _b) = simulator(SimConfig {
+        secret: Some("the-listener-has-another-secret".into()),
+        ..SimConfig::default()
+    })
+    .await;
+    // A port that was free a moment ago: nothing listens there.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let down = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let mut ids = Vec::new();
+    for (name, url) in [("up", &answering), ("refusing", &refusing), ("down", &down)] {
+        let (status, created) = app
+            .call(
+                Method::POST,
+                "/api/listenerservices",
+                &rw,
+                Some(json!({"name": name, "baseUrl": url})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        ids.push(created["id"].as_str().unwrap().to_owned());
+    }
+    let shown = |listed: &Value, id: &str| -> Value {
+        let found = listed.as_array().unwrap().iter().find(|l| l["id"] == id);
+        found.cloned().unwrap()
+    };
+    let (_, before) = app
+        .call(Method::GET, "/api/listenerservices", &ro, None)
+        .await;
+    for id in &ids {
+        let l = shown(&before, id);
+        assert_eq!(l["health"], "unknown", "{l}");
+        assert_eq!(l["checkedAt"], Value::Null, "{l}");
+        assert_eq!(l["lastContact"], Value::Null, "{l}");
+        assert_eq!(l["connected"], Value::Null, "inbound: {l}");
+    }
+
+    let (_, me) = app
+        .call(Method::GET, "/api/enterprises/self", &ro, None)
+        .await;
+    let enterprise =
+        roomlink_domain::ids::EnterpriseId::from_trusted(me["id"].as_str().unwrap().to_owned());
+    let checked = app
+        .services
+        .control
+        .check_listeners(&enterprise)
+        .await
+        .unwrap();
+    assert_eq!(checked, 3);
+
+    let (status, after) = app
+        .call(Method::GET, "/api/listenerservices", &ro, None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let up = shown(&after, &ids[0]);
+    assert_eq!(up["health"], "online", "{up}");
+    assert_eq!(
+        up["listenerVersion"],
+        roomlink_listener_sim::version::DEFAULT_VERSION.to_string(),
+        "{up}"
+    );
+    assert!(up["lastContact"].as_i64().unwrap() > 0, "{up}");
+    assert_eq!(up["lastContact"], up["checkedAt"], "{up}");
+    assert_eq!(up["checkError"], Value::Null, "{up}");
+
+    let refused = shown(&after, &ids[1]);
+    assert_eq!(refused["health"], "offline", "{refused}");
+    assert_eq!(
+        refused["checkError"]["errorName"], "ListenerServiceException",
+        "{refused}"
+    );
+    assert!(
+        refused["checkError"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("401"),
+        "{refused}"
+    );
+    assert_eq!(refused["lastContact"], Value::Null, "{refused}");
+
+    let gone = shown(&after, &ids[2]);
+    assert_eq!(gone["health"], "offline", "{gone}");
+    assert_eq!(gone["checkError"]["errorName"], "ListenerOffline", "{gone}");
+    assert!(gone["checkedAt"].as_i64().unwrap() > 0, "{gone}");
+
+    // One listener read alone shows the same; no check wrote a failure.
+    let (_, one) = app
+        .call(
+            Method::GET,
+            &format!("/api/listenerservices/{}", ids[0]),
+            &ro,
+            None,
+        )
+        .await;
+    assert_eq!(one["health"], "online", "{one}");
+    let (_, failures) = app.call(Method::GET, "/api/failures", &ro, None).await;
+    assert_eq!(failures.as_array().map(Vec::len), Some(0), "{failures}");
+}
+
 on_every_backend!(
+    inbound_listeners_are_checked_each_round,
     commands_change_the_simulated_room,
     parameters_are_checked_before_anything_is_sent,
     each_fault_gives_its_catalog_error,

@@ -130,11 +130,20 @@ async fn commands_statuses_and_faults_travel_over_the_socket(app: TestApp) {
     let (id, secret) = outbound_listener(&app, &rw).await;
     let idle = until_connected(&app, &rw, &id, false).await;
     assert_eq!(idle["connectedSince"], Value::Null);
+    assert_eq!(idle["health"], "offline", "{idle}");
+    assert_eq!(idle["lastContact"], Value::Null, "{idle}");
+    assert_eq!(
+        idle["checkedAt"],
+        Value::Null,
+        "outbound: never checked: {idle}"
+    );
 
     let sim = Outbound::start(&app, &id, &secret).await;
     let shown = until_connected(&app, &rw, &id, true).await;
     assert!(shown["connectedSince"].is_i64(), "{shown}");
     assert!(shown["listenerVersion"].is_string(), "{shown}");
+    assert_eq!(shown["health"], "online", "{shown}");
+    assert!(shown["lastContact"].is_i64(), "{shown}");
     assert!(!shown.to_string().contains(&secret));
 
     let endpoint = app

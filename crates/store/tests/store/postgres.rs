@@ -59,7 +59,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-11-26-000000_endpoint_list_version",
             "2026-11-27-000000_calendar_accounts",
             "2026-11-28-000000_calendar_token_url",
-            "2026-11-28-000001_auto_joins"
+            "2026-11-28-000001_auto_joins",
+            "2026-11-29-000000_listener_checks"
         ]
     );
     let migrated = schema(db.url()).await;
@@ -72,6 +73,7 @@ async fn migrate_creates_the_schema_once() {
         "listener_services.base_url text NO",
         "listener_links.seen_ms bigint NO",
         "listener_links.version text YES",
+        "listener_checks.answered_ms bigint YES",
     ] {
         assert!(migrated.iter().any(|s| s.starts_with(column)), "{column}");
     }

@@ -56,7 +56,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-11-26-000000_endpoint_list_version",
             "2026-11-27-000000_calendar_accounts",
             "2026-11-28-000000_calendar_token_url",
-            "2026-11-28-000001_auto_joins"
+            "2026-11-28-000001_auto_joins",
+            "2026-11-29-000000_listener_checks"
         ]
     );
     let migrated = schema(&path);
@@ -67,6 +68,7 @@ async fn migrate_creates_the_schema_once() {
         "endpoints",
         "listener_services",
         "listener_links",
+        "listener_checks",
         "pairing_codes",
         "paired_statuses",
         "endpoint_statuses",

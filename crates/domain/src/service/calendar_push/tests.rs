@@ -116,6 +116,9 @@ impl ListenerTransport for Listener {
     async fn poll(&self, _: &[CommandTarget]) -> Result<Vec<(EndpointId, Result<ObservedState>)>> {
         Ok(Vec::new())
     }
+    async fn check(&self, _: &crate::ports::ListenerAddress) -> Result<String> {
+        Ok("3.1.0".to_owned())
+    }
 }
 
 struct World {

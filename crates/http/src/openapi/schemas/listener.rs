@@ -10,7 +10,7 @@ use roomlink_domain::endpoint::value::{FieldValue, HttpUrl};
 use roomlink_domain::endpoint::{EmailText, LongText, ShortText};
 use roomlink_domain::listener::{SECRET_MAX_CHARS, SECRET_MIN_CHARS};
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Schema, Type};
 
 /// The fields of a listener service as a response shows them (every one present, `id` first).
 fn listener_fields() -> Vec<Prop> {
@@ -70,9 +70,36 @@ fn listener_input(description: &str, connection: Prop, base_url: Prop) -> Schema
     )
 }
 
-/// What a response adds about an outbound listener's connection.
+/// What a response adds about the listener's reachability.
 fn connection_fields() -> Vec<Prop> {
     vec![
+        prop(
+            "health",
+            enumeration(&["online", "offline", "unknown"], false).description(Some(
+                "Inbound listeners: `online` when the last check (GET /v1/info, once per \
+                 status poll round) was answered, `offline` when it failed, `unknown` before \
+                 the first check. Outbound listeners: `online` while a connection is open, \
+                 else `offline`.",
+            )),
+            true,
+        ),
+        prop(
+            "listenerVersion",
+            text(true).description(Some(
+                "The version the listener last reported (inbound: its last answered check; \
+                 outbound: the open connection's X-Listener-Version), or null.",
+            )),
+            true,
+        ),
+        prop(
+            "lastContact",
+            integer(true).description(Some(
+                "When roomlink last heard from the listener (milliseconds since the Unix \
+                 epoch): its last answered check, or the open connection's last heartbeat; \
+                 null if never, or if an outbound listener is not connected.",
+            )),
+            true,
+        ),
         prop(
             "connected",
             boolean()
@@ -91,13 +118,33 @@ fn connection_fields() -> Vec<Prop> {
             true,
         ),
         prop(
-            "listenerVersion",
-            text(true).description(Some(
-                "The connected listener's version (its X-Listener-Version), or null.",
+            "checkedAt",
+            integer(true).description(Some(
+                "Inbound listeners: when the last check was made (milliseconds since the Unix \
+                 epoch), or null. Null for outbound listeners.",
             )),
             true,
         ),
+        prop("checkError", check_error(), true),
     ]
+}
+
+/// Why an inbound listener's last check failed, or null.
+fn check_error() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(type_of(Type::Object, true))
+        .description(Some(
+            "Inbound listeners: why the last check failed, as the catalog names it (for \
+             example ListenerOffline when it cannot be reached, ListenerServiceException when \
+             it refused roomlink's secret); null when it was answered, and for outbound \
+             listeners.",
+        ))
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+        .property("errorName", string())
+        .required("errorName")
+        .property("message", string())
+        .required("message")
+        .into()
 }
 
 pub(super) fn listener_schemas() -> Vec<(&'static str, RefOr<Schema>)> {

@@ -1,7 +1,9 @@
 //! Outbound listeners, their connections (LinkStore) and the poll lease.
 
 use super::*;
-use roomlink_domain::listener::{LINK_STALE_MS, LinkPresence, ListenerConnection};
+use roomlink_domain::listener::{
+    CheckError, LINK_STALE_MS, LinkPresence, ListenerCheck, ListenerConnection,
+};
 
 fn presence(l: &ListenerService, instance: &str, since_ms: i64) -> LinkPresence {
     LinkPresence {
@@ -222,4 +224,64 @@ pub async fn links_go_with_their_enterprise(h: &Harness) {
 pub async fn poll_lease_is_answered(h: &Harness) {
     assert!(h.store.hold_poll_lease().await.unwrap());
     assert!(h.store.hold_poll_lease().await.unwrap());
+}
+
+/// Inbound listeners' checks: one row per listener, a failed check keeps the last answer,
+/// scoped to the enterprise, gone with the listener.
+pub async fn listener_checks_keep_the_last_answer(h: &Harness) {
+    let a = enterprise(h, 10).await;
+    let b = enterprise(h, 10).await;
+    let la = listener(h, &a, "a").await;
+    let lb = listener(h, &b, "b").await;
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![]);
+
+    let answered = ListenerCheck::answered(la.id.clone(), 1_000, "3.1.0".into());
+    h.store.record_check(&answered).await.unwrap();
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![answered]);
+
+    let offline = Error::new(ErrorKind::ListenerOffline, "down");
+    h.store
+        .record_check(&ListenerCheck::failed(la.id.clone(), 2_000, &offline))
+        .await
+        .unwrap();
+    let kept = ListenerCheck {
+        listener_id: la.id.clone(),
+        checked_ms: 2_000,
+        answered_ms: Some(1_000),
+        version: Some("3.1.0".into()),
+        error: Some(CheckError {
+            error_name: "ListenerOffline".into(),
+            message: "down".into(),
+        }),
+    };
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![kept]);
+
+    // Answered again: the error is cleared and the new version shown.
+    let again = ListenerCheck::answered(la.id.clone(), 3_000, "3.2.0".into());
+    h.store.record_check(&again).await.unwrap();
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![again.clone()]);
+
+    // Never answered: no time, no version.
+    let never = ListenerCheck::failed(lb.id.clone(), 4_000, &offline);
+    h.store.record_check(&never).await.unwrap();
+    assert_eq!(h.store.checks(&b.id).await.unwrap(), vec![never]);
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![again]);
+
+    // Gone with its listener; a check of a deleted listener records nothing, and is no error.
+    assert!(
+        h.store
+            .delete_listener(&a.id, &la.id, &audit_for(&a.id))
+            .await
+            .unwrap()
+    );
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![]);
+    h.store
+        .record_check(&ListenerCheck::answered(
+            la.id.clone(),
+            5_000,
+            "3.1.0".into(),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(h.store.checks(&a.id).await.unwrap(), vec![]);
 }

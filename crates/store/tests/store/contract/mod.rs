@@ -95,6 +95,7 @@ macro_rules! contract_tests {
             links_are_enterprise_scoped,
             links_go_with_their_listener,
             links_go_with_their_enterprise,
+            listener_checks_keep_the_last_answer,
             poll_lease_is_answered,
             sealed_values_are_paged_by_key_and_replaced_only_if_unchanged,
             a_rotation_reseals_everything_under_the_new_key,
