@@ -165,6 +165,34 @@ pub(crate) fn parse_rfc3339_as_utc(text: &str) -> Option<i64> {
     }
 }
 
+/// An HTTP `Date` in the IMF-fixdate form servers must send (RFC 9110 §5.6.7, `Wed, 25 Nov
+/// 2026 14:04:14 GMT`) as milliseconds; the obsolete forms are `None`.
+pub(crate) fn parse_http_date(text: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let parts: Vec<&str> = text.split(' ').collect();
+    let [weekday, day, month, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    if weekday.len() != 4 || !weekday.ends_with(',') || day.len() != 2 || year.len() != 4 {
+        return None;
+    }
+    let month = MONTHS.iter().position(|m| m == month)? as i64 + 1;
+    let (day, year) = (digits(day)?, digits(year)?);
+    let [h, m, s] = time.split(':').collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if [h, m, s].iter().any(|part| part.len() != 2) {
+        return None;
+    }
+    let (h, m, s) = (digits(h)?, digits(m)?, digits(s)?);
+    if !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * MS_PER_DAY + ((h * 60 + m) * 60 + s) * 1000)
+}
+
 /// `YYYY-MM-DDTHH:MM:SS[.fraction]` at the start of `text`: its milliseconds as if it were UTC,
 /// and what follows it (the offset, if any).
 fn split_date_time(text: &str) -> Option<(i64, &str)> {
@@ -223,6 +251,24 @@ mod tests {
         ] {
             assert_eq!(parse_utc(text), Some(ms), "{text}");
             assert_eq!(format_utc(ms), text);
+        }
+    }
+
+    #[test]
+    fn http_dates() {
+        assert_eq!(
+            parse_http_date("Wed, 25 Nov 2026 09:30:00 GMT"),
+            Some(1_795_599_000_000)
+        );
+        for text in [
+            "Wednesday, 25-Nov-26 09:30:00 GMT",
+            "Wed Nov 25 09:30:00 2026",
+            "Wed, 25 Nov 2026 09:30:00 UTC",
+            "Wed, 25 Foo 2026 09:30:00 GMT",
+            "Wed, 25 Nov 2026 9:30:00 GMT",
+            "",
+        ] {
+            assert_eq!(parse_http_date(text), None, "{text}");
         }
     }
 

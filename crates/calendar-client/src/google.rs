@@ -31,7 +31,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::Result;
-use roomlink_domain::ports::{CalendarAccount, CalendarReader, Clock};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader, Clock};
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -43,6 +43,12 @@ pub(crate) const ASSERTION_LIFETIME_S: i64 = 3600;
 pub(crate) const PAGE_SIZE: u32 = 250;
 /// The most pages read for one window.
 pub(crate) const MAX_PAGES: usize = 50;
+/// The prefix of Google's change marks.
+const UPDATED_MARK: &str = "google-updated:";
+/// How far before the kept server time changes are asked for: the `Date` header's whole
+/// seconds, the time between Google's listing and its answer, and clocks of Google's front
+/// ends that differ a little. A change within it is read once more, never missed.
+const UPDATED_MARGIN_MS: i64 = 60_000;
 const GRANT_TYPE: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// Reads room calendars from Google Calendar with a service account.
@@ -75,6 +81,50 @@ impl CalendarReader for GoogleReader {
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<CalendarEvent>> {
+        match self
+            .run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
+            .await?
+        {
+            CalendarRead::Events { events, .. } => Ok(events),
+            // Only answered to a mark.
+            CalendarRead::Unchanged => Ok(Vec::new()),
+        }
+    }
+
+    /// One `events.list` of the window with `updatedMin` (the server time kept in `since`, less
+    /// [`UPDATED_MARGIN_MS`]) and `maxResults=1`: nothing, `Unchanged`; otherwise (a change, no
+    /// usable mark, 410 Gone) the window is read in full, its mark the server's `Date` of the
+    /// first answer of this call.
+    async fn events_since(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+        since: Option<String>,
+    ) -> Result<CalendarRead> {
+        self.run(account, calendar_id, from_ms, to_ms, Since::Mark(since))
+            .await
+    }
+}
+
+/// What a read is asked for.
+enum Since {
+    /// The events only.
+    NoMarks,
+    /// The events and a change mark, or `Unchanged` since this one.
+    Mark(Option<String>),
+}
+
+impl GoogleReader {
+    async fn run(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+        since: Since,
+    ) -> Result<CalendarRead> {
         let failures = Failures {
             service: "Google Calendar",
             calendar_id,
@@ -107,15 +157,54 @@ impl CalendarReader for GoogleReader {
             token_url,
             form: &form,
         };
-
         let host = http::host(&base);
         let first = events_url(&base, calendar_id, from_ms, to_ms)
             .map_err(|what| failures.account(what))?;
+        let window = Window { from_ms, to_ms };
+
+        let since = match since {
+            Since::NoMarks => None,
+            Since::Mark(since) => Some(since),
+        };
+        let marks = since.is_some();
+        // The server's time before the full read, when there is one to keep.
+        let mut server_ms = None;
+        if let Some(kept_ms) = since
+            .flatten()
+            .and_then(|mark| kept_server_time(&mark, window))
+        {
+            let check = changes_url(&first, kept_ms);
+            match self
+                .api
+                .fetch(&failures, &grant, &check, &[], &[410])
+                .await?
+            {
+                Ok(answer) => {
+                    let changes: Changes = serde_json::from_str(&answer.body).map_err(|_| {
+                        failures.api(&host, "answered a list of changes that cannot be read")
+                    })?;
+                    if changes.items.is_empty() {
+                        return Ok(CalendarRead::Unchanged);
+                    }
+                    server_ms = answer.date.as_deref().and_then(civil::parse_http_date);
+                }
+                Err(status) => {
+                    tracing::debug!(%status, "Google Calendar's updatedMin is too long ago");
+                }
+            }
+        }
+
         let mut url = first.clone();
         let mut events = Vec::new();
         for _ in 0..MAX_PAGES {
-            let body = self.api.get(&failures, &grant, &url, &[]).await?;
-            let page: Page = serde_json::from_str(&body).map_err(|e| {
+            let answer = match self.api.fetch(&failures, &grant, &url, &[], &[]).await? {
+                Ok(answer) => answer,
+                Err(status) => return Err(failures.api(&host, format!("answered {status}"))),
+            };
+            if server_ms.is_none() && url == first {
+                server_ms = answer.date.as_deref().and_then(civil::parse_http_date);
+            }
+            let page: Page = serde_json::from_str(&answer.body).map_err(|e| {
                 tracing::debug!(
                     line = e.line(),
                     column = e.column(),
@@ -131,7 +220,10 @@ impl CalendarReader for GoogleReader {
                 );
             }
             let Some(token) = page.next_page_token.filter(|t| !t.is_empty()) else {
-                return Ok(in_window(events, from_ms, to_ms));
+                return Ok(CalendarRead::Events {
+                    events: in_window(events, from_ms, to_ms),
+                    mark: server_ms.filter(|_| marks).map(|ms| window.mark(ms)),
+                });
             };
             url = first.clone();
             url.query_pairs_mut().append_pair("pageToken", &token);
@@ -141,6 +233,54 @@ impl CalendarReader for GoogleReader {
             format!("answered more than {MAX_PAGES} pages of events for one window"),
         ))
     }
+}
+
+/// The window a read covers, as asked (milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Window {
+    from_ms: i64,
+    to_ms: i64,
+}
+
+impl Window {
+    /// The change mark of a read of this window that began at the server's `server_ms`:
+    /// `google-updated:{from}:{to}:{server_ms}`.
+    fn mark(self, server_ms: i64) -> String {
+        format!("{UPDATED_MARK}{}:{}:{server_ms}", self.from_ms, self.to_ms)
+    }
+}
+
+/// The server time a mark holds, when it is a Google mark of this very window; anything else
+/// (another system's mark, another window, garbage) is `None`: read in full.
+fn kept_server_time(mark: &str, window: Window) -> Option<i64> {
+    let mut parts = mark.strip_prefix(UPDATED_MARK)?.split(':');
+    let from_ms: i64 = parts.next()?.parse().ok()?;
+    let to_ms: i64 = parts.next()?.parse().ok()?;
+    let server_ms: i64 = parts.next()?.parse().ok()?;
+    ((Window { from_ms, to_ms }) == window && parts.next().is_none()).then_some(server_ms)
+}
+
+/// The window's list (`first`, the read's first page) asking only whether any event in it
+/// was changed, added or deleted since `server_ms` (less [`UPDATED_MARGIN_MS`]): `updatedMin`,
+/// `showDeleted`, one result, its id only.
+fn changes_url(first: &reqwest::Url, server_ms: i64) -> reqwest::Url {
+    let mut url = first.clone();
+    let kept: Vec<(String, String)> = first
+        .query_pairs()
+        .filter(|(name, _)| matches!(name.as_ref(), "timeMin" | "timeMax" | "singleEvents"))
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))
+        .collect();
+    url.set_query(None);
+    url.query_pairs_mut()
+        .extend_pairs(kept)
+        .append_pair(
+            "updatedMin",
+            &civil::format_rfc3339(server_ms.saturating_sub(UPDATED_MARGIN_MS)),
+        )
+        .append_pair("showDeleted", "true")
+        .append_pair("maxResults", "1")
+        .append_pair("fields", "items(id)");
+    url
 }
 
 /// `{base}/calendars/{calendarId}/events?...`, the calendarId as one percent-encoded segment
@@ -207,6 +347,13 @@ fn assertion(
         "{signing_input}.{}",
         URL_SAFE_NO_PAD.encode(signature.to_bytes())
     ))
+}
+
+/// The answer to [`changes_url`]: only whether it lists anything.
+#[derive(Deserialize)]
+struct Changes {
+    #[serde(default)]
+    items: Vec<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -358,6 +505,52 @@ mod tests {
         assert!(e.contains("PKCS#8"), "{e}");
         assert!(!e.contains("c2VrcmV0"), "{e}");
         assert!(assertion("not a key", "a", "b", 0).is_err());
+    }
+
+    #[test]
+    fn change_marks_and_the_check() {
+        let day = 1_795_564_800_000;
+        let window = Window {
+            from_ms: day,
+            to_ms: day + 86_400_000,
+        };
+        let mark = window.mark(day + 3_600_000);
+        assert_eq!(
+            mark,
+            "google-updated:1795564800000:1795651200000:1795568400000"
+        );
+        assert_eq!(kept_server_time(&mark, window), Some(day + 3_600_000));
+        let other = Window {
+            to_ms: day + 1,
+            ..window
+        };
+        assert_eq!(kept_server_time(&mark, other), None);
+        for garbage in [
+            "",
+            "sync:1",
+            "google-updated:",
+            "google-updated:1:2",
+            "google-updated:1795564800000:1795651200000:x",
+            "google-updated:1795564800000:1795651200000:1:2",
+        ] {
+            assert_eq!(kept_server_time(garbage, window), None, "{garbage}");
+        }
+
+        let base = reqwest::Url::parse("https://www.googleapis.com/calendar/v3").unwrap();
+        let first = events_url(
+            &base,
+            "c_1@resource.calendar.google.com",
+            day,
+            day + 86_400_000,
+        )
+        .unwrap();
+        assert_eq!(
+            changes_url(&first, day + 3_600_000).as_str(),
+            "https://www.googleapis.com/calendar/v3/calendars/c_1@resource.calendar.google.com\
+             /events?timeMin=2026-11-25T00%3A00%3A00Z&timeMax=2026-11-26T00%3A00%3A00Z\
+             &singleEvents=true&updatedMin=2026-11-25T00%3A59%3A00Z&showDeleted=true\
+             &maxResults=1&fields=items%28id%29"
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::readers::in_window;
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::Result;
-use roomlink_domain::ports::{CalendarAccount, CalendarReader};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -37,6 +37,10 @@ pub(crate) const PAGE_SIZE: u32 = 100;
 /// The most pages read for one window.
 pub(crate) const MAX_PAGES: usize = 50;
 const PREFER_UTC: &str = r#"outlook.timezone="UTC""#;
+/// Asked of delta rounds: changes are only counted, so pages as large as Graph allows.
+const PREFER_DELTA_PAGE: &str = "odata.maxpagesize=100";
+/// The prefix of Graph's change marks.
+const DELTA_MARK: &str = "graph-delta:";
 /// The event fields read (and the only ones asked for).
 const SELECT: &str =
     "id,iCalUId,subject,start,end,isAllDay,location,body,onlineMeeting,isCancelled";
@@ -75,6 +79,62 @@ impl CalendarReader for GraphReader {
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<CalendarEvent>> {
+        match self
+            .run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
+            .await?
+        {
+            CalendarRead::Events { events, .. } => Ok(events),
+            // Only asked with a mark.
+            CalendarRead::Unchanged => Ok(Vec::new()),
+        }
+    }
+
+    /// A delta round of the window's `calendarView/delta` from the delta link kept in `since`:
+    /// no change in it, `Unchanged`; otherwise (changes, no usable mark, an expired link) the
+    /// window is read in full with `calendarView`, its mark the delta link of the round run
+    /// before the read.
+    async fn events_since(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+        since: Option<String>,
+    ) -> Result<CalendarRead> {
+        self.run(account, calendar_id, from_ms, to_ms, Since::Mark(since))
+            .await
+    }
+}
+
+/// What a read is asked for.
+enum Since {
+    /// The events only.
+    NoMarks,
+    /// The events and a change mark, or `Unchanged` since this one.
+    Mark(Option<String>),
+}
+
+/// How a delta round went.
+enum Round {
+    /// Every page read: whether any held a change, and the round's `@odata.deltaLink` (`None`
+    /// when the last page had none).
+    Done {
+        changed: bool,
+        delta_link: Option<reqwest::Url>,
+    },
+    /// The link's state is gone (410, or 400 for a token Graph cannot read): a new round.
+    Expired(reqwest::StatusCode),
+}
+
+impl GraphReader {
+    async fn run(
+        &self,
+        account: &CalendarAccount,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+        since: Since,
+    ) -> Result<CalendarRead> {
         let failures = Failures {
             service: "Microsoft Graph",
             calendar_id,
@@ -107,15 +167,72 @@ impl CalendarReader for GraphReader {
             token_url,
             form: &form,
         };
+        let window = Window { from_ms, to_ms };
 
-        let host = http::host(&base);
-        let mut url = calendar_view_url(&base, calendar_id, from_ms, to_ms)
+        let Since::Mark(since) = since else {
+            let events = self
+                .read_view(&failures, &grant, &base, calendar_id, window)
+                .await?;
+            return Ok(CalendarRead::Events { events, mark: None });
+        };
+        let mut delta_link = None;
+        if let Some(kept) = since
+            .as_deref()
+            .and_then(|mark| kept_delta_link(mark, &base, window))
+        {
+            match self.delta_round(&failures, &grant, &base, kept).await? {
+                Round::Done { changed: false, .. } => return Ok(CalendarRead::Unchanged),
+                Round::Done {
+                    changed: true,
+                    delta_link: link,
+                } => delta_link = Some(link),
+                Round::Expired(status) => {
+                    tracing::debug!(%status, "a Graph delta link expired; a new round");
+                }
+            }
+        }
+        let delta_link = match delta_link {
+            Some(link) => link,
+            None => {
+                let first =
+                    delta_url(&base, calendar_id, window).map_err(|what| failures.account(what))?;
+                match self.delta_round(&failures, &grant, &base, first).await? {
+                    Round::Done { delta_link, .. } => delta_link,
+                    Round::Expired(status) => {
+                        return Err(failures.api(
+                            &http::host(&base),
+                            format!("answered {status} to a new delta query"),
+                        ));
+                    }
+                }
+            }
+        };
+        let events = self
+            .read_view(&failures, &grant, &base, calendar_id, window)
+            .await?;
+        Ok(CalendarRead::Events {
+            events,
+            mark: delta_link.map(|link| window.mark(&link)),
+        })
+    }
+
+    /// The window's events, read with `calendarView` page by page.
+    async fn read_view(
+        &self,
+        failures: &Failures<'_>,
+        grant: &Grant<'_>,
+        base: &reqwest::Url,
+        calendar_id: &str,
+        window: Window,
+    ) -> Result<Vec<CalendarEvent>> {
+        let host = http::host(base);
+        let mut url = calendar_view_url(base, calendar_id, window.from_ms, window.to_ms)
             .map_err(|what| failures.account(what))?;
         let mut events = Vec::new();
         for _ in 0..MAX_PAGES {
             let body = self
                 .api
-                .get(&failures, &grant, &url, &[("Prefer", PREFER_UTC)])
+                .get(failures, grant, &url, &[("Prefer", PREFER_UTC)])
                 .await?;
             let page: Page = serde_json::from_str(&body).map_err(|e| {
                 tracing::debug!(
@@ -133,23 +250,131 @@ impl CalendarReader for GraphReader {
                 );
             }
             let Some(next) = page.next_link else {
-                return Ok(in_window(events, from_ms, to_ms));
+                return Ok(in_window(events, window.from_ms, window.to_ms));
             };
-            url = reqwest::Url::parse(&next)
-                .ok()
-                .filter(|next| http::on_same_server(next, &base))
-                .ok_or_else(|| {
-                    failures.api(
-                        &host,
-                        "answered a next page on another server; not followed",
-                    )
-                })?;
+            url = same_server(&next, base).ok_or_else(|| {
+                failures.api(
+                    &host,
+                    "answered a next page on another server; not followed",
+                )
+            })?;
         }
         Err(failures.api(
             &host,
             format!("answered more than {MAX_PAGES} pages of events for one window"),
         ))
     }
+
+    /// One delta round from `url`: its pages followed to the end, their changes only counted.
+    async fn delta_round(
+        &self,
+        failures: &Failures<'_>,
+        grant: &Grant<'_>,
+        base: &reqwest::Url,
+        mut url: reqwest::Url,
+    ) -> Result<Round> {
+        let host = http::host(base);
+        let mut changed = false;
+        let foreign = || {
+            failures.api(
+                &host,
+                "answered a delta link on another server; not followed",
+            )
+        };
+        for _ in 0..MAX_PAGES {
+            let answer = match self
+                .api
+                .fetch(
+                    failures,
+                    grant,
+                    &url,
+                    &[("Prefer", PREFER_DELTA_PAGE)],
+                    &[400, 410],
+                )
+                .await?
+            {
+                Ok(answer) => answer,
+                Err(status) => return Ok(Round::Expired(status)),
+            };
+            let page: DeltaPage = serde_json::from_str(&answer.body)
+                .map_err(|_| failures.api(&host, "answered a delta page that cannot be read"))?;
+            changed |= !page.value.is_empty();
+            match (page.next_link, page.delta_link) {
+                (Some(next), _) => url = same_server(&next, base).ok_or_else(foreign)?,
+                (None, Some(delta)) => {
+                    return Ok(Round::Done {
+                        changed,
+                        delta_link: Some(same_server(&delta, base).ok_or_else(foreign)?),
+                    });
+                }
+                (None, None) => {
+                    return Ok(Round::Done {
+                        changed,
+                        delta_link: None,
+                    });
+                }
+            }
+        }
+        Err(failures.api(
+            &host,
+            format!("answered more than {MAX_PAGES} pages of changes for one window"),
+        ))
+    }
+}
+
+/// A link an answer gave, if it may be followed with the token (see [`http::on_same_server`]).
+fn same_server(link: &str, base: &reqwest::Url) -> Option<reqwest::Url> {
+    reqwest::Url::parse(link)
+        .ok()
+        .filter(|link| http::on_same_server(link, base))
+}
+
+/// The window a read covers, as asked (milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Window {
+    from_ms: i64,
+    to_ms: i64,
+}
+
+impl Window {
+    /// The change mark for a delta link of this window: `graph-delta:{from}:{to}:{link}`.
+    fn mark(self, delta_link: &reqwest::Url) -> String {
+        format!("{DELTA_MARK}{}:{}:{delta_link}", self.from_ms, self.to_ms)
+    }
+}
+
+/// The delta link a mark holds, when it is a Graph mark of this very window whose link may be
+/// followed with the token; anything else (another system's mark, another window, garbage, a
+/// link to another server) is `None`: read in full.
+fn kept_delta_link(mark: &str, base: &reqwest::Url, window: Window) -> Option<reqwest::Url> {
+    let mut parts = mark.strip_prefix(DELTA_MARK)?.splitn(3, ':');
+    let from_ms: i64 = parts.next()?.parse().ok()?;
+    let to_ms: i64 = parts.next()?.parse().ok()?;
+    if (Window { from_ms, to_ms }) != window {
+        return None;
+    }
+    same_server(parts.next()?, base)
+}
+
+/// `{base}/users/{calendarId}/calendarView/delta?startDateTime=&endDateTime=`, the window as
+/// `calendarView`'s (Graph keeps it in the links of the round).
+fn delta_url(
+    base: &reqwest::Url,
+    calendar_id: &str,
+    window: Window,
+) -> std::result::Result<reqwest::Url, String> {
+    let mut url = base.clone();
+    url.path_segments_mut()
+        .map_err(|()| "the account's base URL cannot have a path".to_owned())?
+        .pop_if_empty()
+        .extend(["users", calendar_id, "calendarView", "delta"]);
+    url.set_query(Some(&format!(
+        "startDateTime={}&endDateTime={}",
+        civil::format_rfc3339(window.from_ms),
+        civil::format_rfc3339(window.to_ms.saturating_add(999)),
+    )));
+    url.set_fragment(None);
+    Ok(url)
 }
 
 /// `{base}/users/{calendarId}/calendarView?...`, the calendarId as one percent-encoded segment
@@ -173,6 +398,17 @@ fn calendar_view_url(
     )));
     url.set_fragment(None);
     Ok(url)
+}
+
+/// A page of a delta round: its changes are only counted.
+#[derive(Deserialize)]
+struct DeltaPage {
+    #[serde(default)]
+    value: Vec<serde::de::IgnoredAny>,
+    #[serde(rename = "@odata.nextLink")]
+    next_link: Option<String>,
+    #[serde(rename = "@odata.deltaLink")]
+    delta_link: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -287,6 +523,46 @@ mod tests {
              &$top=100\
              &$select=id,iCalUId,subject,start,end,isAllDay,location,body,onlineMeeting,isCancelled"
         );
+    }
+
+    #[test]
+    fn delta_urls_and_marks() {
+        let base = reqwest::Url::parse("https://graph.microsoft.com/v1.0").unwrap();
+        let day = 1_795_564_800_000;
+        let window = Window {
+            from_ms: day,
+            to_ms: day + 86_400_500,
+        };
+        assert_eq!(
+            delta_url(&base, "room@corp.example", window)
+                .unwrap()
+                .as_str(),
+            "https://graph.microsoft.com/v1.0/users/room@corp.example/calendarView/delta\
+             ?startDateTime=2026-11-25T00:00:00Z&endDateTime=2026-11-26T00:00:01Z"
+        );
+        let link = reqwest::Url::parse(
+            "https://graph.microsoft.com/v1.0/users/room@corp.example/calendarView/delta?$deltatoken=a:b",
+        )
+        .unwrap();
+        let mark = window.mark(&link);
+        assert!(mark.starts_with("graph-delta:1795564800000:1795651200500:https://"));
+        assert_eq!(kept_delta_link(&mark, &base, window), Some(link.clone()));
+        let other = Window {
+            from_ms: day - 1,
+            ..window
+        };
+        assert_eq!(kept_delta_link(&mark, &base, other), None);
+        let elsewhere = reqwest::Url::parse("https://graph.example/v1.0").unwrap();
+        assert_eq!(kept_delta_link(&mark, &elsewhere, window), None);
+        for garbage in [
+            "",
+            "ctag:1",
+            "graph-delta:",
+            "graph-delta:1:2",
+            "graph-delta:a:b:c",
+        ] {
+            assert_eq!(kept_delta_link(garbage, &base, window), None, "{garbage}");
+        }
     }
 
     #[test]

@@ -59,6 +59,13 @@ pub(crate) struct Grant<'a> {
     pub form: &'a (dyn Fn() -> std::result::Result<String, String> + Send + Sync),
 }
 
+/// A 2xx answer of the API.
+pub(crate) struct Answer {
+    pub body: String,
+    /// The `Date` header as sent, if any.
+    pub date: Option<String>,
+}
+
 struct Cached {
     token: Secret,
     until: Instant,
@@ -89,6 +96,23 @@ impl OAuthClient {
         url: &reqwest::Url,
         headers: &[(&str, &str)],
     ) -> Result<String> {
+        match self.fetch(failures, grant, url, headers, &[]).await? {
+            Ok(answer) => Ok(answer.body),
+            Err(status) => Err(failures.api(&http::host(url), format!("answered {status}"))),
+        }
+    }
+
+    /// [`get`](Self::get), but a status in `passed` (410 Gone: an expired change token) is
+    /// handed back as `Err(status)` for the caller to decide, and the 2xx answer comes with
+    /// its `Date` header (the server's clock).
+    pub(crate) async fn fetch(
+        &self,
+        failures: &Failures<'_>,
+        grant: &Grant<'_>,
+        url: &reqwest::Url,
+        headers: &[(&str, &str)],
+        passed: &[u16],
+    ) -> Result<std::result::Result<Answer, reqwest::StatusCode>> {
         let host = http::host(url);
         let mut refreshed = false;
         loop {
@@ -105,10 +129,17 @@ impl OAuthClient {
             let status = response.status();
             match status.as_u16() {
                 200..=299 => {
-                    return http::read_limited(response, MAX_BODY)
+                    let date = response
+                        .headers()
+                        .get(reqwest::header::DATE)
+                        .and_then(|d| d.to_str().ok())
+                        .map(str::to_owned);
+                    let body = http::read_limited(response, MAX_BODY)
                         .await
-                        .map_err(|what| failures.api(&host, what));
+                        .map_err(|what| failures.api(&host, what))?;
+                    return Ok(Ok(Answer { body, date }));
                 }
+                code if passed.contains(&code) => return Ok(Err(status)),
                 401 if !refreshed => {
                     self.forget(&grant.key);
                     refreshed = true;

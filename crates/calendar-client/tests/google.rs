@@ -9,7 +9,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use roomlink_calendar::{CalendarReaders, GoogleReader};
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::enums::CalendarType;
-use roomlink_domain::ports::{CalendarAccount, CalendarReader};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
 use roomlink_domain::secret::Secret;
 use roomlink_domain::system::ManualClock;
 use rsa::pkcs8::DecodePublicKey as _;
@@ -541,4 +541,259 @@ async fn calendar_readers_send_google_to_google() {
     )
     .unwrap();
     assert_eq!(claims["iat"], NOW_MS.div_euclid(1000));
+}
+
+// Change marks: `events.list` with `updatedMin`.
+
+/// Google's clock in the tests' answers: 2026-11-25T08:00:00Z, and a minute later.
+const SERVER_DATE: &str = "Wed, 25 Nov 2026 08:00:00 GMT";
+const SERVER_MS: i64 = DAY + 8 * HOUR;
+const LATER_DATE: &str = "Wed, 25 Nov 2026 08:01:00 GMT";
+const LATER_MS: i64 = SERVER_MS + 60_000;
+
+/// The mark a read of the test window beginning at the server's `server_ms` gives.
+fn mark(server_ms: i64) -> String {
+    format!("google-updated:{DAY}:{}:{server_ms}", DAY + 24 * HOUR)
+}
+
+/// The window's full read: one page, answered at `date` by the server's clock.
+async fn full_read(server: &MockServer, date: &str, times: u64) {
+    Mock::given(method("GET"))
+        .and(path(EVENTS_PATH))
+        .and(query_param("orderBy", "startTime"))
+        .and(query_param_is_missing("updatedMin"))
+        .and(header("Authorization", format!("Bearer {TOKEN}").as_str()))
+        .respond_with(page(one_event(), None).insert_header("Date", date))
+        .expect(times)
+        .mount(server)
+        .await;
+}
+
+/// The check for changes since `updated_min` answers `answer`.
+async fn check(server: &MockServer, updated_min: &str, answer: ResponseTemplate, times: u64) {
+    Mock::given(method("GET"))
+        .and(path(EVENTS_PATH))
+        .and(query_param("updatedMin", updated_min))
+        .and(query_param("timeMin", "2026-11-25T00:00:00Z"))
+        .and(query_param("timeMax", "2026-11-26T00:00:00Z"))
+        .and(query_param("singleEvents", "true"))
+        .and(query_param("showDeleted", "true"))
+        .and(query_param("maxResults", "1"))
+        .and(query_param("fields", "items(id)"))
+        .and(query_param_is_missing("orderBy"))
+        .and(query_param_is_missing("pageToken"))
+        .and(header("Authorization", format!("Bearer {TOKEN}").as_str()))
+        .respond_with(answer)
+        .expect(times)
+        .mount(server)
+        .await;
+}
+
+fn changes(items: Vec<Value>, date: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .set_body_json(json!({"items": items}))
+        .insert_header("Date", date)
+}
+
+async fn read_since(
+    reader: &dyn CalendarReader,
+    account: &CalendarAccount,
+    since: Option<&str>,
+) -> roomlink_domain::error::Result<CalendarRead> {
+    reader
+        .events_since(
+            account,
+            ROOM,
+            DAY,
+            DAY + 24 * HOUR,
+            since.map(str::to_owned),
+        )
+        .await
+}
+
+/// The queries of the GETs the server received, in order.
+async fn get_queries(server: &MockServer) -> Vec<String> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method == wiremock::http::Method::GET)
+        .map(|r| r.url.query().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn events_and_mark(read: CalendarRead) -> (Vec<CalendarEvent>, String) {
+    match read {
+        CalendarRead::Events {
+            events,
+            mark: Some(mark),
+        } => (events, mark),
+        other => panic!("expected events with a mark, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_first_read_keeps_the_servers_time_as_its_mark() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    full_read(&server, SERVER_DATE, 1).await;
+    let read = read_since(&reader(), &account(&server), None).await;
+    let (events, mark) = events_and_mark(read.unwrap());
+    assert_eq!(mark, self::mark(SERVER_MS));
+    assert_eq!(events.len(), 1);
+    assert_eq!(get_queries(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn an_unchanged_calendar_costs_one_small_request() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    // Asked from a minute before the kept time.
+    check(
+        &server,
+        "2026-11-25T07:59:00Z",
+        changes(vec![], LATER_DATE),
+        1,
+    )
+    .await;
+    full_read(&server, LATER_DATE, 0).await;
+    let since = mark(SERVER_MS);
+    let read = read_since(&reader(), &account(&server), Some(&since)).await;
+    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
+    let queries = get_queries(&server).await;
+    assert_eq!(queries.len(), 1, "{queries:?}");
+    assert!(queries[0].contains("maxResults=1"), "{queries:?}");
+}
+
+#[tokio::test]
+async fn a_changed_calendar_is_read_in_full_marked_with_the_checks_time() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    let cancelled = json!({"id": "standup_20261125T080000Z", "status": "cancelled"});
+    check(
+        &server,
+        "2026-11-25T07:59:00Z",
+        changes(vec![cancelled], LATER_DATE),
+        1,
+    )
+    .await;
+    // The page answers later still: the mark is the check's time, before the read.
+    full_read(&server, "Wed, 25 Nov 2026 08:01:05 GMT", 1).await;
+    let since = mark(SERVER_MS);
+    let read = read_since(&reader(), &account(&server), Some(&since)).await;
+    let (events, mark) = events_and_mark(read.unwrap());
+    assert_eq!(mark, self::mark(LATER_MS));
+    assert_eq!(events.len(), 1);
+    assert_eq!(get_queries(&server).await.len(), 2);
+}
+
+#[tokio::test]
+async fn updated_min_too_long_ago_reads_in_full() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    check(
+        &server,
+        "2026-11-25T07:59:00Z",
+        ResponseTemplate::new(410).set_body_json(json!({"error": {
+            "code": 410,
+            "message": "The requested minimum modification time lies too far in the past.",
+            "errors": [{"domain": "calendar", "reason": "updatedMinTooLongAgo"}]
+        }})),
+        1,
+    )
+    .await;
+    full_read(&server, LATER_DATE, 1).await;
+    let since = mark(SERVER_MS);
+    let read = read_since(&reader(), &account(&server), Some(&since)).await;
+    let (events, mark) = events_and_mark(read.unwrap());
+    assert_eq!(mark, self::mark(LATER_MS));
+    assert_eq!(events.len(), 1);
+}
+
+#[tokio::test]
+async fn marks_of_another_kind_or_window_and_garbage_are_read_in_full() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    let marks = [
+        "sync:http://radicale.example/ns/sync/17".to_owned(),
+        "ctag:1795593600000".to_owned(),
+        format!("graph-delta:{DAY}:{}:{}/x", DAY + 24 * HOUR, server.uri()),
+        "google-updated:".to_owned(),
+        "google-updated:garbage".to_owned(),
+        format!("google-updated:{DAY}:{}:", DAY + 24 * HOUR),
+        format!("google-updated:{DAY}:{}:{SERVER_MS}:9", DAY + 24 * HOUR),
+        format!(
+            "google-updated:{}:{}:{SERVER_MS}",
+            DAY - HOUR,
+            DAY + 24 * HOUR
+        ),
+    ];
+    full_read(&server, LATER_DATE, marks.len() as u64).await;
+    let reader = reader();
+    for since in &marks {
+        let read = read_since(&reader, &account(&server), Some(since)).await;
+        let (events, mark) = events_and_mark(read.unwrap());
+        assert_eq!(mark, self::mark(LATER_MS), "{since}");
+        assert_eq!(events.len(), 1, "{since}");
+    }
+    // Never a check: every request was a full read.
+    let queries = get_queries(&server).await;
+    assert_eq!(queries.len(), marks.len());
+    assert!(
+        queries.iter().all(|q| !q.contains("updatedMin")),
+        "{queries:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_without_a_date_gives_no_mark() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    // An obsolete date form is no time to keep.
+    full_read(&server, "Wednesday, 25-Nov-26 08:00:00 GMT", 1).await;
+    let read = read_since(&reader(), &account(&server), None).await;
+    assert!(
+        matches!(read.unwrap(), CalendarRead::Events { mark: None, ref events } if events.len() == 1)
+    );
+}
+
+#[tokio::test]
+async fn throttling_during_the_check_is_waited_for() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    Mock::given(method("GET"))
+        .and(path(EVENTS_PATH))
+        .and(query_param("updatedMin", "2026-11-25T07:59:00Z"))
+        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "1"))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    check(
+        &server,
+        "2026-11-25T07:59:00Z",
+        changes(vec![], LATER_DATE),
+        1,
+    )
+    .await;
+    let started = Instant::now();
+    let since = mark(SERVER_MS);
+    let read = read_since(&reader(), &account(&server), Some(&since)).await;
+    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(get_queries(&server).await.len(), 2);
+}
+
+#[tokio::test]
+async fn plain_reads_ask_no_changes() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    full_read(&server, SERVER_DATE, 1).await;
+    read(&reader(), &account(&server)).await.unwrap();
+    assert_eq!(get_queries(&server).await.len(), 1);
 }
