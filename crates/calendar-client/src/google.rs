@@ -87,7 +87,7 @@ impl CalendarReader for GoogleReader {
         {
             CalendarRead::Events { events, .. } => Ok(events),
             // Only answered to a mark.
-            CalendarRead::Unchanged => Ok(Vec::new()),
+            CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => Ok(Vec::new()),
         }
     }
 

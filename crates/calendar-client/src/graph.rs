@@ -84,8 +84,8 @@ impl CalendarReader for GraphReader {
             .await?
         {
             CalendarRead::Events { events, .. } => Ok(events),
-            // Only asked with a mark.
-            CalendarRead::Unchanged => Ok(Vec::new()),
+            // Only answered to a mark.
+            CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => Ok(Vec::new()),
         }
     }
 
@@ -181,7 +181,18 @@ impl GraphReader {
             .and_then(|mark| kept_delta_link(mark, &base, window))
         {
             match self.delta_round(&failures, &grant, &base, kept).await? {
-                Round::Done { changed: false, .. } => return Ok(CalendarRead::Unchanged),
+                // The new link stands for the same state; Graph's newest is kept.
+                Round::Done {
+                    changed: false,
+                    delta_link,
+                } => {
+                    return Ok(match delta_link {
+                        Some(link) => CalendarRead::Confirmed {
+                            mark: window.mark(&link),
+                        },
+                        None => CalendarRead::Unchanged,
+                    });
+                }
                 Round::Done {
                     changed: true,
                     delta_link: link,

@@ -699,7 +699,12 @@ async fn an_unchanged_calendar_costs_one_delta_request() {
     let reader = GraphReader::new();
     let since = mark(&delta_link(&server, "D1"));
     let read = read_since(&reader, &account(&server), Some(&since)).await;
-    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
+    assert_eq!(
+        read.unwrap(),
+        CalendarRead::Confirmed {
+            mark: self::mark(&delta_link(&server, "D2"))
+        }
+    );
     assert_eq!(
         gets(&server).await,
         vec![format!("{DELTA_PATH}?$deltatoken=D1")]
@@ -776,7 +781,12 @@ async fn delta_rounds_are_followed_page_by_page() {
         .mount(&server)
         .await;
     let read = read_since(&reader, &account(&server), Some(&mark)).await;
-    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
+    assert_eq!(
+        read.unwrap(),
+        CalendarRead::Confirmed {
+            mark: self::mark(&delta_link(&server, "D3"))
+        }
+    );
     assert_eq!(
         gets(&server).await,
         vec![
@@ -876,7 +886,12 @@ async fn throttling_during_the_check_is_waited_for() {
     let started = Instant::now();
     let since = mark(&delta_link(&server, "D1"));
     let read = read_since(&GraphReader::new(), &account(&server), Some(&since)).await;
-    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
+    assert_eq!(
+        read.unwrap(),
+        CalendarRead::Confirmed {
+            mark: self::mark(&delta_link(&server, "D2"))
+        }
+    );
     assert!(
         started.elapsed() >= Duration::from_secs(1),
         "{:?}",
@@ -908,7 +923,12 @@ async fn a_401_during_the_check_fetches_a_new_token_once() {
         .await;
     let since = mark(&delta_link(&server, "D1"));
     let read = read_since(&GraphReader::new(), &account(&server), Some(&since)).await;
-    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
+    assert_eq!(
+        read.unwrap(),
+        CalendarRead::Confirmed {
+            mark: self::mark(&delta_link(&server, "D2"))
+        }
+    );
     assert_eq!(token_requests(&server).await.len(), 2);
 }
 
@@ -961,5 +981,16 @@ async fn plain_reads_ask_no_delta() {
     token_endpoint(&server, TOKEN, 1).await;
     one_page_view(&server, TOKEN, 1).await;
     read(&GraphReader::new(), &account(&server)).await.unwrap();
+    assert_eq!(gets(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_round_without_changes_or_a_delta_link_is_unchanged() {
+    let server = loopback_server().await;
+    token_endpoint(&server, TOKEN, 1).await;
+    round_from(&server, "D1", delta_page(vec![], None, None), 1).await;
+    let since = mark(&delta_link(&server, "D1"));
+    let read = read_since(&GraphReader::new(), &account(&server), Some(&since)).await;
+    assert_eq!(read.unwrap(), CalendarRead::Unchanged);
     assert_eq!(gets(&server).await.len(), 1);
 }

@@ -677,6 +677,9 @@ pub trait CalendarReader: Send + Sync {
 pub enum CalendarRead {
     /// The calendar has not changed since the mark given.
     Unchanged,
+    /// Not changed either, and `mark` is to be kept instead of the one given: the same state
+    /// under a newer token (Microsoft Graph hands out a new delta link with every round).
+    Confirmed { mark: String },
     /// The window's events, and the calendar's change mark as it was before they were read
     /// (so a change made during the read shows at the next one), when the system has marks.
     Events {

@@ -134,17 +134,22 @@ impl CalendarMirror {
         }
     }
 
-    /// The calendar system said the copy is current: its events in `window`, or `None` when
-    /// the copy went meanwhile (then read in full).
+    /// The calendar system said the copy is current (and gave the mark to keep from now on,
+    /// if `newer_mark`): its events in `window`, or `None` when the copy went meanwhile (then
+    /// read in full).
     pub fn confirm(
         &self,
         key: &MirrorKey,
         window: &MeetingWindow,
         now_ms: i64,
         max_age_ms: i64,
+        newer_mark: Option<String>,
     ) -> Option<Vec<CalendarEvent>> {
         let mut copies = self.copies.lock().unwrap_or_else(PoisonError::into_inner);
         let copy = copies.by_key.get_mut(key)?;
+        if let Some(mark) = newer_mark {
+            copy.mark = Some(mark);
+        }
         copy.checked_at_ms = copy.checked_at_ms.max(now_ms);
         copy.max_age_ms = copy.max_age_ms.max(max_age_ms);
         Some(in_window(&copy.events, window))
@@ -295,11 +300,28 @@ mod tests {
         }
         // Confirmed: young again.
         assert_eq!(
-            mirror.confirm(&key("e"), &asked, 1500, 1000).unwrap().len(),
+            mirror
+                .confirm(&key("e"), &asked, 1500, 1000, None)
+                .unwrap()
+                .len(),
             1
         );
         assert!(matches!(
             mirror.lookup(&key("e"), 1, &mirrored, &asked, 2000, 1000),
+            Mirrored::Fresh(_)
+        ));
+        match mirror.lookup(&key("e"), 1, &mirrored, &asked, 2500, 1000) {
+            Mirrored::Stale { mark } => assert_eq!(mark, "sync:1", "kept when no newer one"),
+            _ => panic!("old copies are confirmed with their mark"),
+        }
+        // Confirmed with a newer mark: the next confirmation asks with it.
+        mirror.confirm(&key("e"), &asked, 2500, 1000, Some("delta:2".to_owned()));
+        match mirror.lookup(&key("e"), 1, &mirrored, &asked, 3500, 1000) {
+            Mirrored::Stale { mark } => assert_eq!(mark, "delta:2"),
+            _ => panic!("old copies are confirmed with their newest mark"),
+        }
+        assert!(matches!(
+            mirror.lookup(&key("e"), 1, &mirrored, &asked, 3000, 1000),
             Mirrored::Fresh(_)
         ));
         // Another enterprise, another account version, another window: nothing.

@@ -403,6 +403,64 @@ mod tests {
         }
     }
 
+    /// A calendar system that never changes but hands out a new mark with every answer (as
+    /// Microsoft Graph's delta links): counts the answers asked with a mark it no longer gave.
+    #[derive(Default)]
+    struct RenewingMarks {
+        /// Per calendar, how many marks it handed out.
+        issued: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+        outdated: AtomicUsize,
+        read: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl CalendarReader for RenewingMarks {
+        async fn events(
+            &self,
+            _account: &CalendarAccount,
+            _calendar_id: &str,
+            _from_ms: i64,
+            _to_ms: i64,
+        ) -> Result<Vec<CalendarEvent>> {
+            self.read.fetch_add(1, Ordering::SeqCst);
+            Ok(Vec::new())
+        }
+
+        async fn events_since(
+            &self,
+            account: &CalendarAccount,
+            calendar_id: &str,
+            from_ms: i64,
+            to_ms: i64,
+            since: Option<String>,
+        ) -> Result<CalendarRead> {
+            let (latest, mark) = {
+                let mut issued = self
+                    .issued
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let n = issued.entry(calendar_id.to_owned()).or_default();
+                let latest = format!("t{n}");
+                *n += 1;
+                (latest, format!("t{n}"))
+            };
+            match since {
+                Some(since) if since == latest => Ok(CalendarRead::Confirmed { mark }),
+                Some(_) => {
+                    self.outdated.fetch_add(1, Ordering::SeqCst);
+                    Ok(CalendarRead::Confirmed { mark })
+                }
+                None => {
+                    let events = self.events(account, calendar_id, from_ms, to_ms).await?;
+                    Ok(CalendarRead::Events {
+                        events,
+                        mark: Some(mark),
+                    })
+                }
+            }
+        }
+    }
+
     fn object(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
         value.as_object().cloned().unwrap_or_default()
     }
@@ -548,5 +606,45 @@ mod tests {
         clock.advance(1);
         services.auto_join.run_once().await.unwrap();
         assert_eq!(counts(), (20, 15));
+    }
+
+    #[tokio::test]
+    async fn a_newer_mark_of_an_unchanged_calendar_is_the_one_asked_with_next() {
+        let calendars = Arc::new(RenewingMarks::default());
+        let clock = Arc::new(ManualClock::at(1_800_000_000_000));
+        let services = services_at(calendars.clone(), clock.clone());
+        let acme = services
+            .admin
+            .create_enterprise("acme", None)
+            .await
+            .unwrap();
+        let admin = Principal::scheduler(acme.id, acme.name, "test");
+        let account = object(json!({"baseUrl": "http://127.0.0.1:5232/rooms/"}));
+        services
+            .calendars
+            .put_account(&admin, "CALDAV", &account)
+            .await
+            .unwrap();
+        for n in 0..3 {
+            let room = json!({"name": format!("Room {n}"), "calendarId": format!("room-{n}@corp.example"),
+                "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
+            services
+                .endpoints
+                .insert(&admin, &object(room))
+                .await
+                .unwrap();
+        }
+        for _ in 0..4 {
+            services.auto_join.run_once().await.unwrap();
+            clock.advance(60_000);
+        }
+        assert_eq!(calendars.read.load(Ordering::SeqCst), 3, "read once each");
+        assert_eq!(
+            calendars.outdated.load(Ordering::SeqCst),
+            0,
+            "every confirmation asked with the newest mark"
+        );
+        let issued = calendars.issued.lock().unwrap();
+        assert!(issued.values().all(|n| *n == 4), "{issued:?}");
     }
 }

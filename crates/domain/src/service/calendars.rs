@@ -267,8 +267,16 @@ impl CalendarService {
             )
             .await?;
         let (events, mark) = match read {
-            CalendarRead::Unchanged => {
-                if let Some(events) = self.mirror.confirm(&key, &window, now, max_age_ms) {
+            CalendarRead::Events { events, mark } => (events, mark),
+            unchanged => {
+                let newer_mark = match unchanged {
+                    CalendarRead::Confirmed { mark } => Some(mark),
+                    _ => None,
+                };
+                if let Some(events) = self
+                    .mirror
+                    .confirm(&key, &window, now, max_age_ms, newer_mark)
+                {
                     return Ok(events);
                 }
                 // The copy went while the calendar system was asked: read it in full.
@@ -278,7 +286,6 @@ impl CalendarService {
                     .await?;
                 (events, None)
             }
-            CalendarRead::Events { events, mark } => (events, mark),
         };
         let asked = in_window(&events, &window);
         self.mirror.keep(
