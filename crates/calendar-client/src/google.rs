@@ -20,6 +20,11 @@
 //! - `status: "cancelled"` events are kept and marked; a cancelled occurrence Google answers
 //!   without its times is left out.
 //! - Tokens, throttling, 401 and 5xx as [`crate::oauth`] and [`crate::http`] say.
+//! - Change marks (`events_since`): `google-updated:{from_ms}:{to_ms}:{server ms}`, Google's
+//!   `Date` when the window was last read. The check lists the window with `updatedMin` (that
+//!   time less [`UPDATED_MARGIN_MS`]) and `maxResults=1`: nothing listed is unchanged; anything
+//!   (cancelled and deleted events included), 410 Gone or no usable mark: read in full.
+//!   `syncToken` is not used: it cannot be combined with `timeMin`/`timeMax`.
 
 use crate::civil;
 use crate::http::{self, Failures};
@@ -92,7 +97,7 @@ impl CalendarReader for GoogleReader {
     }
 
     /// One `events.list` of the window with `updatedMin` (the server time kept in `since`, less
-    /// [`UPDATED_MARGIN_MS`]) and `maxResults=1`: nothing, `Unchanged`; otherwise (a change, no
+    /// a minute) and `maxResults=1`: nothing, `Unchanged`; otherwise (a change, no
     /// usable mark, 410 Gone) the window is read in full, its mark the server's `Date` of the
     /// first answer of this call.
     async fn events_since(

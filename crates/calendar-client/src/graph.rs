@@ -17,6 +17,12 @@
 //!   midnight is the organizer's, not UTC's.
 //! - `onlineMeeting.joinUrl` is the structured join link; the HTML body is the description.
 //! - Tokens, throttling, 401 and 5xx as [`crate::oauth`] and [`crate::http`] say.
+//! - Change marks (`events_since`): `graph-delta:{from_ms}:{to_ms}:{delta link}`, the
+//!   `@odata.deltaLink` of a `calendarView/delta` round of the same window. A round from it with
+//!   no entry is unchanged (its new delta link kept instead, [`CalendarRead::Confirmed`]); any
+//!   entry, an expired link (410, or 400) or no usable mark: a round for a new link, then the
+//!   window read in full with `calendarView`. The entries are only counted, never applied.
+//!   Delta links are followed only on the base URL's server, like next pages.
 
 use crate::civil;
 use crate::http::{self, Failures};

@@ -13,6 +13,10 @@
 //! kept until a minute before they expire, one new token after a 401, `Retry-After` honoured
 //! when short, one retry after a 5xx, pages followed only on the API's own server.
 //!
+//! Each reader has change marks (`events_since`), so an unchanged calendar costs one small
+//! request: CalDAV's sync token or ctag, Graph's delta link, Google's `updatedMin` since its
+//! own clock's `Date`. A changed calendar is read again in full.
+//!
 //! Every request keeps the [`Pace`] of its host: a bounded rate per calendar system, and a
 //! host that throttles is left alone for as long as it asked.
 //!
