@@ -798,25 +798,56 @@ async fn delta_rounds_are_followed_page_by_page() {
 
 #[tokio::test]
 async fn an_expired_delta_link_starts_a_new_round_and_reads_in_full() {
+    for (status, code) in [
+        (410, "SyncStateNotFound"),
+        (400, "ErrorInvalidSyncStateData"),
+    ] {
+        let server = loopback_server().await;
+        token_endpoint(&server, TOKEN, 1).await;
+        round_from(
+            &server,
+            "D1",
+            ResponseTemplate::new(status).set_body_json(json!({"error": {
+                "code": code,
+                "message": "The sync state cannot be used"
+            }})),
+            1,
+        )
+        .await;
+        new_round(&server, one_event(), "D9", 1).await;
+        one_page_view(&server, TOKEN, 1).await;
+        let since = mark(&delta_link(&server, "D1"));
+        let read = read_since(&GraphReader::new(), &account(&server), Some(&since)).await;
+        let (events, mark) = events_and_mark(read.unwrap());
+        assert_eq!(mark, self::mark(&delta_link(&server, "D9")), "{status}");
+        assert_eq!(events.len(), 1);
+        server.verify().await;
+    }
+}
+
+#[tokio::test]
+async fn a_new_round_answered_gone_fails_rather_than_looping() {
     let server = loopback_server().await;
     token_endpoint(&server, TOKEN, 1).await;
-    round_from(
-        &server,
-        "D1",
-        ResponseTemplate::new(410).set_body_json(json!({"error": {
-            "code": "SyncStateNotFound",
-            "message": "The sync state is not found"
-        }})),
-        1,
-    )
-    .await;
-    new_round(&server, one_event(), "D9", 1).await;
-    one_page_view(&server, TOKEN, 1).await;
+    Mock::given(method("GET"))
+        .and(path(DELTA_PATH))
+        .and(query_param_is_missing("$deltatoken"))
+        .respond_with(ResponseTemplate::new(410))
+        .expect(1)
+        .mount(&server)
+        .await;
+    round_from(&server, "D1", ResponseTemplate::new(410), 1).await;
+    one_page_view(&server, TOKEN, 0).await;
     let since = mark(&delta_link(&server, "D1"));
-    let read = read_since(&GraphReader::new(), &account(&server), Some(&since)).await;
-    let (events, mark) = events_and_mark(read.unwrap());
-    assert_eq!(mark, self::mark(&delta_link(&server, "D9")));
-    assert_eq!(events.len(), 1);
+    let e = read_since(&GraphReader::new(), &account(&server), Some(&since))
+        .await
+        .unwrap_err();
+    assert_failure(
+        &e,
+        ROOM,
+        "answered 410 Gone to a new delta query",
+        &[CLIENT_SECRET, TOKEN],
+    );
 }
 
 #[tokio::test]
