@@ -10,6 +10,8 @@
 //! - [`EmuConfig`] / [`start`]: every configured front end at once.
 //! - [`poly_telnet`]: the Poly HDX / Group Series Telnet API.
 //! - [`mesh`]: a Relay Mesh driver server (one address, the device is the path's `{ip}`).
+//! - [`ews`]: an Exchange server's EWS endpoint (FindItem calendar views, GetItem bodies), for
+//!   the listener's `readcalendar`.
 
 pub mod cisco_bookings;
 pub mod cisco_http;
@@ -18,6 +20,7 @@ pub mod cisco_tsh;
 pub mod cisco_xapi;
 pub mod control;
 pub mod device;
+pub mod ews;
 pub mod http;
 pub mod mesh;
 pub mod net;

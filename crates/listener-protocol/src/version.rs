@@ -61,6 +61,7 @@ pub const COMMANDS: &[(&str, Version)] = &[
     ("unmutemicrophone", Version::new(2, 2, 0)),
     ("status", Version::new(2, 15, 0)),
     ("pushcalendar", Version::new(3, 1, 0)),
+    ("readcalendar", Version::new(3, 2, 0)),
 ];
 
 /// The commands a listener of `version` has, in protocol order.
@@ -135,9 +136,11 @@ mod tests {
             ]
         );
         assert!(!commands_of(v("2.14.9")).contains(&"status"));
-        // The simulator's default predates calendar push.
-        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 1);
-        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len());
+        // The simulator's default predates calendar push and calendar reading.
+        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 2);
+        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len() - 1);
+        assert!(!commands_of(v("3.1.0")).contains(&"readcalendar"));
+        assert_eq!(commands_of(v("3.2.0")).len(), COMMANDS.len());
         assert!(commands_of(v("0.9.0")).is_empty());
     }
 
@@ -155,7 +158,7 @@ mod tests {
             ["JOIN", "HANGUP", "STATUS", "MUTE_MICROPHONE"]
         );
         assert_eq!(
-            capabilities_of(&names("3.1.0")),
+            capabilities_of(&names("3.2.0")),
             [
                 "JOIN",
                 "HANGUP",

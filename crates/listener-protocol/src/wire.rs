@@ -194,3 +194,159 @@ impl Failure {
         }
     }
 }
+
+/// The longest window a `readcalendar` request may ask for (366 days).
+pub const MAX_CALENDAR_WINDOW_MS: i64 = 366 * 24 * 3600 * 1000;
+
+/// `readcalendar`'s body (listener 3.2.0): the events of one room calendar in a window.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalendarQuery {
+    /// The calendar system, as roomlink's `calendarType` (`EXCHANGE`).
+    pub calendar_type: String,
+    /// The room's calendar: for EXCHANGE, the room mailbox's SMTP address.
+    pub calendar_id: String,
+    /// Milliseconds since the epoch, `[from, to)`: the events overlapping it.
+    pub from: i64,
+    pub to: i64,
+}
+
+impl CalendarQuery {
+    /// `Err` names what is wrong: an empty calendarId, a window that ends before it starts or
+    /// is longer than [`MAX_CALENDAR_WINDOW_MS`].
+    pub fn check(&self) -> Result<(), String> {
+        if self.calendar_id.trim().is_empty() {
+            return Err("calendarId: is required".to_owned());
+        }
+        if self.calendar_id.chars().count() > 320 || self.calendar_id.chars().any(char::is_control)
+        {
+            return Err("calendarId: at most 320 printable characters".to_owned());
+        }
+        if self.to < self.from {
+            return Err("to is before from".to_owned());
+        }
+        if self.to - self.from > MAX_CALENDAR_WINDOW_MS {
+            return Err("the window is longer than 366 days".to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// `readcalendar`'s answer: `{"calendar": {...}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalendarAnswer {
+    pub calendar: WireCalendarEvents,
+}
+
+/// The events read, with the query they answer.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireCalendarEvents {
+    pub calendar_id: String,
+    pub from: i64,
+    pub to: i64,
+    /// In start order; occurrences of recurring meetings one by one.
+    pub events: Vec<WireEvent>,
+}
+
+/// One event (one occurrence of a recurring meeting) of a room calendar.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireEvent {
+    /// The meeting's iCalendar UID (shared by a recurring meeting's occurrences), else `id`.
+    pub uid: String,
+    /// The calendar system's id of this item or occurrence (EWS: the ItemId's `Id`).
+    pub id: String,
+    pub title: Option<String>,
+    /// Milliseconds since the epoch, UTC.
+    pub start: i64,
+    pub end: i64,
+    pub location: Option<String>,
+    /// The description as plain text.
+    pub body: Option<String>,
+    pub organizer: Option<WireOrganizer>,
+    /// Join links given in structured form (none from EWS so far: links are in the body).
+    pub conference_uris: Vec<String>,
+    pub cancelled: bool,
+    pub all_day: bool,
+}
+
+/// Who organizes a meeting.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireOrganizer {
+    pub name: Option<String>,
+    pub email: Option<String>,
+}
+
+/// The failure names of `readcalendar` (docs/listener-protocol.md).
+pub mod calendar_failure {
+    /// The calendar system could not be read (refused the account, no such mailbox, no
+    /// access, unreachable, timed out, an answer that is not its protocol). Status 502.
+    pub const UNREADABLE: &str = "calendar_unreadable";
+    /// This listener reads no calendars of the requested type (for EXCHANGE: no
+    /// `calendar.exchange.soap_uri` configured). Status 501.
+    pub const NOT_CONFIGURED: &str = "calendar_not_configured";
+}
+
+impl Failure {
+    /// `calendar_unreadable` (502).
+    pub fn calendar_unreadable(message: impl Into<String>) -> Self {
+        Failure::listener(502, calendar_failure::UNREADABLE, message)
+    }
+
+    /// `calendar_not_configured` (501).
+    pub fn calendar_not_configured(message: impl Into<String>) -> Self {
+        Failure::listener(501, calendar_failure::NOT_CONFIGURED, message)
+    }
+}
+
+#[cfg(test)]
+mod calendar_tests {
+    use super::*;
+
+    #[test]
+    fn calendar_queries_are_checked() {
+        let q = |id: &str, from, to| CalendarQuery {
+            calendar_type: "EXCHANGE".into(),
+            calendar_id: id.into(),
+            from,
+            to,
+        };
+        assert!(q("room@corp.example", 0, 1).check().is_ok());
+        assert!(q("room@corp.example", 5, 5).check().is_ok());
+        assert!(q(" ", 0, 1).check().unwrap_err().contains("calendarId"));
+        assert!(q("a\nb", 0, 1).check().is_err());
+        assert!(q("r@c", 2, 1).check().unwrap_err().contains("before"));
+        assert!(q("r@c", 0, MAX_CALENDAR_WINDOW_MS + 1).check().is_err());
+        let body: CalendarQuery = serde_json::from_str(
+            r#"{"calendarType":"EXCHANGE","calendarId":"r@c","from":1,"to":2}"#,
+        )
+        .unwrap();
+        assert_eq!(body, q("r@c", 1, 2));
+    }
+
+    #[test]
+    fn events_round_trip_and_missing_fields_default() {
+        let event: WireEvent =
+            serde_json::from_str(r#"{"uid":"u","start":1,"end":2,"allDay":true}"#).unwrap();
+        assert!(event.all_day && !event.cancelled && event.title.is_none());
+        let answer = CalendarAnswer {
+            calendar: WireCalendarEvents {
+                calendar_id: "r@c".into(),
+                from: 0,
+                to: 9,
+                events: vec![event],
+            },
+        };
+        let text = serde_json::to_string(&answer).unwrap();
+        assert!(text.contains("\"calendarId\":\"r@c\""), "{text}");
+        assert_eq!(
+            serde_json::from_str::<CalendarAnswer>(&text).unwrap(),
+            answer
+        );
+        assert_eq!(Failure::calendar_unreadable("x").status, 502);
+        assert_eq!(Failure::calendar_not_configured("x").status, 501);
+    }
+}

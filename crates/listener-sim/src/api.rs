@@ -102,6 +102,12 @@ async fn command(state: &SimState, name: &str, body: &[u8]) -> Answer {
             format!("listener {} has no command {name}", state.version),
         ));
     }
+    if name == "readcalendar" {
+        // Simulated rooms have no calendar system behind them.
+        return Answer::failure(&Failure::calendar_not_configured(
+            "the simulator reads no calendars",
+        ));
+    }
     let body: CommandBody = match serde_json::from_slice(body) {
         Ok(body) => body,
         Err(e) => return Answer::bad_request(format!("the body is not a {name} command: {e}")),

@@ -2,6 +2,7 @@
 //! [`answer`] is the one request handling; the HTTP routes (after the secret check) and the
 //! outbound WebSocket ([`Handler`]) both call it.
 
+use crate::calendar::Calendars;
 use crate::control::Control;
 use crate::driver::Capability;
 use crate::drivers::Drivers;
@@ -17,7 +18,9 @@ use roomlink_listener_protocol::server::{
     Answer, MAX_STATUS_BATCH, Route, info_body_for, no_handler, refuse_secret,
 };
 use roomlink_listener_protocol::version::{Version, commands_of};
-use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, StatusEntry};
+use roomlink_listener_protocol::wire::{
+    CalendarAnswer, CalendarQuery, CommandBody, Failure, StatusBody, StatusEntry,
+};
 use serde_json::{Value, json};
 use std::future::Future;
 
@@ -30,6 +33,8 @@ pub struct ListenerState {
     pub private_key: Option<crypto_box::SecretKey>,
     pub drivers: Drivers,
     pub control: Control,
+    /// `readcalendar`'s calendar systems.
+    pub calendars: Calendars,
     pub settings: Settings,
 }
 
@@ -101,6 +106,9 @@ async fn command(state: &ListenerState, name: &str, body: &[u8]) -> Answer {
             format!("listener {} has no command {name}", state.version),
         ));
     }
+    if name == "readcalendar" {
+        return read_calendar(state, body).await;
+    }
     let body: CommandBody = match serde_json::from_slice(body) {
         Ok(body) => body,
         Err(e) => return Answer::bad_request(format!("the body is not a {name} command: {e}")),
@@ -144,6 +152,35 @@ async fn command(state: &ListenerState, name: &str, body: &[u8]) -> Answer {
             tracing::info!(command = %name, %address, failure = f.kind.name(),
                 message = %f.message, "command failed");
             Answer::failure(&f.into_wire())
+        }
+    }
+}
+
+/// `readcalendar`: a room calendar's events; no room system is involved.
+async fn read_calendar(state: &ListenerState, body: &[u8]) -> Answer {
+    let query: CalendarQuery = match serde_json::from_slice(body) {
+        Ok(query) => query,
+        Err(e) => {
+            return Answer::bad_request(format!("the body is not a readcalendar request: {e}"));
+        }
+    };
+    if let Err(problem) = query.check() {
+        return Answer::bad_request(problem);
+    }
+    let started = std::time::Instant::now();
+    match state.calendars.read(&query).await {
+        Ok(calendar) => {
+            tracing::info!(calendar = %query.calendar_id, events = calendar.events.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64, "calendar read");
+            match serde_json::to_value(CalendarAnswer { calendar }) {
+                Ok(body) => Answer::ok(body),
+                Err(e) => Answer::failure(&Failure::listener(500, "internal", e.to_string())),
+            }
+        }
+        Err(f) => {
+            tracing::info!(calendar = %query.calendar_id, failure = f.failure,
+                message = %f.message, "calendar read failed");
+            Answer::failure(&f)
         }
     }
 }

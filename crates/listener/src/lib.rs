@@ -5,9 +5,11 @@
 //! - [`driver`]: the driver port (pure); [`drivers`]: Cisco HTTP and SSH, Poly Telnet, Mesh.
 //! - [`api`]: the protocol's HTTP side; [`request`]: from a request to a device and an action;
 //!   [`control`]: one thing at a time per device ([`devices`]), deadlines, IVR tones.
+//! - [`calendar`]: `readcalendar`, room calendars read for roomlink (Exchange EWS).
 //! - [`settings`]: the configuration layers; [`startup`]: from settings to a running listener.
 
 pub mod api;
+pub mod calendar;
 pub mod control;
 pub mod devices;
 pub mod driver;
@@ -20,5 +22,5 @@ use roomlink_listener_protocol::version::Version;
 
 /// The listener software's version, reported in `/v1/info` and `X-Listener-Version`: every
 /// command of protocol 1 (the simulator's default reports 2.25.0; 3.0.0 was the first production
-/// listener after it, 3.1.0 added `pushcalendar`).
-pub const LISTENER_VERSION: Version = Version::new(3, 1, 0);
+/// listener after it, 3.1.0 added `pushcalendar`, 3.2.0 `readcalendar`).
+pub const LISTENER_VERSION: Version = Version::new(3, 2, 0);

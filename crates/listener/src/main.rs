@@ -122,6 +122,8 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
     let dial = startup::dial_home_settings(&settings, &secret).map_err(anyhow::Error::msg)?;
     let private_key = startup::read_private_key(&settings).map_err(anyhow::Error::msg)?;
     let drivers = startup::drivers(&settings).map_err(anyhow::Error::msg)?;
+    // Built here so a bad Exchange configuration is refused before anything starts.
+    startup::calendars(&settings).map_err(anyhow::Error::msg)?;
     if check {
         let mut out = std::io::stdout();
         writeln!(out, "configuration ok")?;
@@ -145,6 +147,14 @@ fn run(check: bool, settings: Settings) -> anyhow::Result<()> {
                 "opened with the private key"
             } else {
                 "refused (no private key)"
+            }
+        )?;
+        writeln!(
+            out,
+            "exchange calendars: {}",
+            match &settings.calendar.exchange.soap_uri {
+                Some(uri) => format!("read through {uri} (HTTP Basic)"),
+                None => "none (readcalendar answers calendar_not_configured)".to_owned(),
             }
         )?;
         let clusters: Vec<&str> = settings.bridges.keys().map(String::as_str).collect();

@@ -24,6 +24,8 @@ pub struct Settings {
     pub tandberg_ssh: TandbergSshSettings,
     pub polycom_telnet: PolycomTelnetSettings,
     pub mesh: MeshSettings,
+    /// Room calendars this listener reads for roomlink (`readcalendar`).
+    pub calendar: CalendarSettings,
     pub log: LogSettings,
 }
 
@@ -234,6 +236,91 @@ impl Default for MeshSettings {
     }
 }
 
+/// `[calendar]`: the calendar systems inside the customer's network this listener reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CalendarSettings {
+    pub exchange: ExchangeSettings,
+}
+
+/// `[calendar.exchange]`: an on-premises Exchange server's EWS endpoint and the service
+/// account that reads the room mailboxes' calendars (delegate access). Unset `soap_uri`: the
+/// listener reads no Exchange calendars (`calendar_not_configured`).
+#[derive(Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExchangeSettings {
+    /// `https://mail.corp.example/EWS/Exchange.asmx`.
+    pub soap_uri: Option<String>,
+    pub username: Option<String>,
+    /// The account's password: never logged, never answered.
+    pub password: Option<String>,
+    /// The account's Windows domain: the Basic user becomes `DOMAIN\username`.
+    pub domain: Option<String>,
+}
+
+// The password never prints.
+impl std::fmt::Debug for ExchangeSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExchangeSettings")
+            .field("soap_uri", &self.soap_uri)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "[redacted]"))
+            .field("domain", &self.domain)
+            .finish()
+    }
+}
+
+impl ExchangeSettings {
+    fn check(&self) -> Result<(), SettingsError> {
+        let Some(uri) = &self.soap_uri else {
+            if self.username.is_some() || self.password.is_some() || self.domain.is_some() {
+                return Err(refuse(
+                    "calendar.exchange: username, password and domain need soap_uri",
+                ));
+            }
+            return Ok(());
+        };
+        let rest = uri
+            .strip_prefix("https://")
+            .or_else(|| uri.strip_prefix("http://"));
+        let authority = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+        match authority {
+            Some(a) if a.contains('@') => {
+                return Err(refuse(
+                    "calendar.exchange.soap_uri: must not carry credentials; set username and password",
+                ));
+            }
+            Some(a) if !a.is_empty() && !uri.contains(['?', '#', ' ']) => {}
+            _ => {
+                return Err(refuse(
+                    "calendar.exchange.soap_uri: must be an http(s) URL such as https://mail.corp.example/EWS/Exchange.asmx",
+                ));
+            }
+        }
+        let filled = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+        if !filled(&self.username) || !filled(&self.password) {
+            return Err(refuse(
+                "calendar.exchange: soap_uri needs username and password",
+            ));
+        }
+        let printable = |v: &Option<String>| {
+            v.as_deref()
+                .is_none_or(|v| !v.chars().any(char::is_control))
+        };
+        if !printable(&self.username) || !printable(&self.password) || !printable(&self.domain) {
+            return Err(refuse(
+                "calendar.exchange: username, password and domain must be printable",
+            ));
+        }
+        if self.username.as_deref().is_some_and(|u| u.contains(':')) {
+            return Err(refuse(
+                "calendar.exchange.username: must not contain ':' (HTTP Basic)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogSettings {
@@ -415,6 +502,7 @@ impl Settings {
                 self.tandberg_ssh.host_keys
             )));
         }
+        self.calendar.exchange.check()?;
         if !matches!(self.log.format.as_str(), "human" | "json") {
             return Err(refuse(format!(
                 "log.format: must be human or json (got {:?})",
@@ -523,6 +611,20 @@ mod tests {
             ),
             ("[connect]\nurls = [\"https://h\"]\n", "listener id"),
             ("[connect]\nlistener_id = \"a\"\n", "connect.urls"),
+            (
+                "[calendar.exchange]\nsoap_uri = \"ftp://mail\"\nusername = \"u\"\npassword = \"p\"\n",
+                "calendar.exchange.soap_uri",
+            ),
+            (
+                "[calendar.exchange]\nsoap_uri = \"https://u:p@mail/EWS/Exchange.asmx\"\n",
+                "must not carry credentials",
+            ),
+            (
+                "[calendar.exchange]\nsoap_uri = \"https://mail/EWS/Exchange.asmx\"\nusername = \"u\"\n",
+                "needs username and password",
+            ),
+            ("[calendar.exchange]\nusername = \"u\"\n", "need soap_uri"),
+            ("[calendar.exchange]\nsoapUri = \"x\"\n", "soapUri"),
         ];
         for (text, named) in cases {
             let e = Settings::load(Some(file(text).path()), HashMap::new()).unwrap_err();
@@ -551,6 +653,35 @@ mod tests {
         .unwrap();
         assert_eq!(s.connect.urls, ["https://a.example", "http://127.0.0.1:1"]);
         assert!(!Settings::default().connect.outbound());
+    }
+
+    #[test]
+    fn exchange_settings_load_and_never_print_the_password() {
+        let f = file(
+            "[calendar.exchange]\nsoap_uri = \"https://mail.corp.example/EWS/Exchange.asmx\"\nusername = \"svc-rooms\"\npassword = \"ews-pass-77\"\ndomain = \"CORP\"\n",
+        );
+        let s = Settings::load(Some(f.path()), HashMap::new()).unwrap();
+        let ews = &s.calendar.exchange;
+        assert_eq!(
+            ews.soap_uri.as_deref(),
+            Some("https://mail.corp.example/EWS/Exchange.asmx")
+        );
+        assert_eq!(ews.domain.as_deref(), Some("CORP"));
+        assert!(!format!("{s:?}").contains("ews-pass-77"));
+        let s = Settings::load(
+            None,
+            env(&[
+                (
+                    "ROOMLINK_LISTENER__CALENDAR__EXCHANGE__SOAP_URI",
+                    "http://127.0.0.1:1/EWS/Exchange.asmx",
+                ),
+                ("ROOMLINK_LISTENER__CALENDAR__EXCHANGE__USERNAME", "svc"),
+                ("ROOMLINK_LISTENER__CALENDAR__EXCHANGE__PASSWORD", "pw"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(s.calendar.exchange.username.as_deref(), Some("svc"));
+        assert!(Settings::default().calendar.exchange.soap_uri.is_none());
     }
 
     #[test]

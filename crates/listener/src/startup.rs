@@ -3,6 +3,8 @@
 
 use crate::LISTENER_VERSION;
 use crate::api::{self, ListenerState};
+use crate::calendar::Calendars;
+use crate::calendar::ews::{ExchangeClient, ExchangeConfig};
 use crate::control::Control;
 use crate::devices::DeviceTable;
 use crate::drivers::Drivers;
@@ -121,6 +123,26 @@ pub fn drivers(settings: &Settings) -> Result<Drivers, String> {
     ]))
 }
 
+/// The calendar readers, configured from the settings (already checked).
+pub fn calendars(settings: &Settings) -> Result<Calendars, String> {
+    let ews = &settings.calendar.exchange;
+    let Some(soap_uri) = &ews.soap_uri else {
+        return Ok(Calendars::default());
+    };
+    let exchange = ExchangeClient::new(ExchangeConfig {
+        soap_uri: soap_uri.clone(),
+        username: ews.username.clone().unwrap_or_default(),
+        password: Zeroizing::new(ews.password.clone().unwrap_or_default()),
+        domain: ews.domain.clone(),
+        connect_timeout: millis(settings.tandberg_http.connect_timeout_ms),
+        // Within roomlink's command timeout, as a room system's answer is.
+        timeout: millis(settings.commands.timeout_ms),
+    })?;
+    Ok(Calendars {
+        exchange: Some(exchange),
+    })
+}
+
 /// A running listener.
 pub struct Listener {
     pub addr: SocketAddr,
@@ -151,8 +173,9 @@ fn state(
     secret: Option<SharedSecret>,
     private_key: Option<crypto_box::SecretKey>,
     drivers: Drivers,
-) -> ListenerState {
-    ListenerState {
+) -> Result<ListenerState, String> {
+    let calendars = calendars(&settings)?;
+    Ok(ListenerState {
         version: LISTENER_VERSION,
         secret,
         private_key,
@@ -162,8 +185,9 @@ fn state(
             commands: settings.commands.clone(),
             ivr: settings.ivr.clone(),
         },
+        calendars,
         settings,
-    }
+    })
 }
 
 /// Binds `settings.server.bind` and serves on the current tokio runtime.
@@ -178,7 +202,9 @@ pub async fn start(
     let addr = listener.local_addr()?;
     let workers = settings.server.workers;
     let shutdown_timeout = settings.server.shutdown_timeout_secs;
-    let state = web::Data::new(state(settings, secret, private_key, drivers.clone()));
+    let state = web::Data::new(
+        state(settings, secret, private_key, drivers.clone()).map_err(std::io::Error::other)?,
+    );
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -217,7 +243,7 @@ pub async fn dial_home(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), String> {
     // No HTTP secret check: roomlink checked the listener's secret when the socket opened.
-    let state = Arc::new(state(settings, None, private_key, drivers.clone()));
+    let state = Arc::new(state(settings, None, private_key, drivers.clone())?);
     let outcome = dial_home::run(dial, LISTENER_VERSION, state, shutdown).await;
     drivers.shutdown().await;
     outcome

@@ -6,11 +6,13 @@
 mod fake_roomlink;
 
 use fake_roomlink::FakeRoomlink;
+use roomlink_device_emu::ews::{Ews, EwsItem};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 const SECRET: &str = "listener-secret-0123456789";
+const EWS_PASSWORD: &str = "ews-Pass-4711";
 const ID: &str = "5f0c9289e4b0c0c6485f4cfc";
 const CONFIG: &str = "[bridges.prod]\nhostname = \"bridge.example\"\nip_address = \"192.0.2.1\"\n\
     [tandberg_http]\nscheme = \"http\"\n[commands]\ntimeout_ms = 3000\n";
@@ -36,7 +38,12 @@ impl Drop for Running {
 
 /// Starts the binary with `args` and answers the rest of its first line after `prefix`;
 /// its further output is drained (and kept, to look for the secret).
-fn spawn(args: &[&str], prefix: &str) -> (Running, String, std::thread::JoinHandle<String>) {
+/// Environment variables `env` are set for it.
+fn spawn_with(
+    args: &[&str],
+    prefix: &str,
+    env: &[(&str, &str)],
+) -> (Running, String, std::thread::JoinHandle<String>) {
     let dir = std::env::temp_dir().join(format!("roomlink-outbound-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let config = dir.join("listener.toml");
@@ -45,6 +52,7 @@ fn spawn(args: &[&str], prefix: &str) -> (Running, String, std::thread::JoinHand
         .arg("--config")
         .arg(&config)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(&dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -69,7 +77,39 @@ fn spawn(args: &[&str], prefix: &str) -> (Running, String, std::thread::JoinHand
 #[tokio::test]
 async fn answers_over_the_socket_what_it_answers_over_http_and_stops_with_1001() {
     let mut roomlink = FakeRoomlink::start(ID, SECRET).await;
-    let (mut outbound, connecting, log) = spawn(
+    // An Exchange server for readcalendar, the same for both listeners.
+    let ews = Ews::new("svc-rooms", EWS_PASSWORD);
+    ews.add_item(
+        "board@corp.example",
+        EwsItem {
+            id: "AAMkAD-1".into(),
+            uid: Some("040000008200E00074C5B7101A82E008".into()),
+            subject: Some("Design review".into()),
+            body: Some("Join: https://bjn.vc/123456789".into()),
+            start_ms: 1_800_007_200_000,
+            end_ms: 1_800_010_800_000,
+            ..EwsItem::default()
+        },
+    );
+    let ews_server = roomlink_device_emu::ews::start([127, 0, 0, 1].into(), 0, ews.clone())
+        .await
+        .expect("EWS starts");
+    let soap_uri = format!("http://127.0.0.1:{}/EWS/Exchange.asmx", ews_server.port);
+    let env = [
+        (
+            "ROOMLINK_LISTENER__CALENDAR__EXCHANGE__SOAP_URI",
+            soap_uri.as_str(),
+        ),
+        (
+            "ROOMLINK_LISTENER__CALENDAR__EXCHANGE__USERNAME",
+            "svc-rooms",
+        ),
+        (
+            "ROOMLINK_LISTENER__CALENDAR__EXCHANGE__PASSWORD",
+            EWS_PASSWORD,
+        ),
+    ];
+    let (mut outbound, connecting, log) = spawn_with(
         &[
             "--connect",
             &roomlink.base,
@@ -79,15 +119,17 @@ async fn answers_over_the_socket_what_it_answers_over_http_and_stops_with_1001()
             SECRET,
         ],
         "connecting to ",
+        &env,
     );
     assert!(connecting.ends_with(&format!("/api/listenerservices/{ID}/connect")));
-    let (_inbound, base, _) = spawn(
+    let (_inbound, base, _) = spawn_with(
         &["--bind", "127.0.0.1:0", "--secret", SECRET],
         "listening on ",
+        &env,
     );
     let attempt = roomlink.attempt().await;
     assert!(attempt.authorized && attempt.subprotocol, "{attempt:?}");
-    assert_eq!(attempt.version.as_deref(), Some("3.1.0"));
+    assert_eq!(attempt.version.as_deref(), Some("3.2.0"));
     let mut conn = roomlink.accept().await;
 
     // A room system nobody answers for (port 1 on loopback): the driver's real failure.
@@ -97,12 +139,18 @@ async fn answers_over_the_socket_what_it_answers_over_http_and_stops_with_1001()
     let join = json!({"endpoint": endpoint, "credential": {"kind": "plain", "password": "pw"},
                       "params": {"meetingId": "123456789", "cluster": "PROD"}});
     let status = json!({"endpoints": [{"endpoint": endpoint, "credential": {"kind": "none"}}]});
+    let read = json!({"calendarType": "EXCHANGE", "calendarId": "board@corp.example",
+                      "from": 1_800_000_000_000_i64, "to": 1_800_086_400_000_i64});
+    let unknown = json!({"calendarType": "EXCHANGE", "calendarId": "nobody@corp.example",
+                         "from": 1_800_000_000_000_i64, "to": 1_800_086_400_000_i64});
     let http = reqwest::Client::new();
     for (method, path, body) in [
         ("GET", "/v1/info", Value::Null),
         ("POST", "/v1/commands/join", join),
         ("POST", "/v1/status", status),
         ("POST", "/v1/commands/status", json!({})),
+        ("POST", "/v1/commands/readcalendar", read),
+        ("POST", "/v1/commands/readcalendar", unknown),
     ] {
         let frame = conn.exchange(method, path, body.clone()).await;
         let mut request = http
@@ -121,7 +169,18 @@ async fn answers_over_the_socket_what_it_answers_over_http_and_stops_with_1001()
         );
         let http_body: Value = answer.json().await.expect("JSON");
         assert_eq!(frame["body"], http_body, "{path}");
+        if path.ends_with("readcalendar") {
+            let events = &http_body["calendar"]["events"];
+            let failure = &http_body["failure"];
+            assert!(
+                events[0]["body"] == "Join: https://bjn.vc/123456789"
+                    || failure == "calendar_unreadable",
+                "{http_body}"
+            );
+        }
     }
+    // Both listeners read the room's calendar: FindItem and GetItem each, and the unknown room.
+    assert_eq!(ews.requests().len(), 6, "{:?}", ews.requests());
 
     let pid = outbound.0.id().to_string();
     assert!(
@@ -137,6 +196,7 @@ async fn answers_over_the_socket_what_it_answers_over_http_and_stops_with_1001()
     let log = log.join().expect("the log");
     assert!(log.contains("connected to roomlink"), "{log}");
     assert!(!log.contains(SECRET), "{log}");
+    assert!(!log.contains(EWS_PASSWORD), "{log}");
 }
 
 #[test]
