@@ -1,7 +1,7 @@
 //! Adapters of the domain's `CalendarReader` port: the calendar systems rooms live in.
 //!
 //! - [`CalendarReaders`] is the one reader the service needs: it hands each account to the
-//!   reader of its `calendarType` (EXCHANGE, to be read through the listener, fails for now).
+//!   reader of its `calendarType` (EXCHANGE is read through each room's listener instead).
 //! - [`CalDavReader`] reads any standard CalDAV server (RFC 4791): one `calendar-query` REPORT
 //!   per room and time window, with the server expanding recurrences into UTC occurrences.
 //! - [`GraphReader`] reads Microsoft 365 mailboxes through Microsoft Graph's `calendarView`,

@@ -11,8 +11,9 @@ use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader, Cloc
 use std::sync::Arc;
 
 /// Reads any account's calendars: CALDAV with [`CalDavReader`], OFFICE_365 with
-/// [`GraphReader`], GOOGLE with [`GoogleReader`]. EXCHANGE (on-premises) is to be read through
-/// the enterprise's listener, which does not do it yet: a CalendarServerException saying so.
+/// [`GraphReader`], GOOGLE with [`GoogleReader`]. EXCHANGE (on-premises) is read through each
+/// room's listener (`CalendarService` asks the listener transport, never this reader): a
+/// CalendarServerException saying so.
 pub struct CalendarReaders {
     caldav: CalDavReader,
     graph: GraphReader,
@@ -48,8 +49,8 @@ impl CalendarReaders {
                 return Err(Error::calendar_server(
                     calendar_id,
                     format!(
-                        "EXCHANGE calendars are read through the listener, which cannot read \
-                         them yet (calendar {calendar_id})"
+                        "EXCHANGE calendars are read through the listener of each room \
+                         (readcalendar), not by roomlink (calendar {calendar_id})"
                     ),
                 ));
             }

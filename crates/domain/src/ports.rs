@@ -767,4 +767,23 @@ pub trait ListenerTransport: Send + Sync {
     ) -> Result<Vec<(EndpointId, Result<ObservedState>)>>;
     /// Asks a listener what it is (`GET /v1/info`, never answered from a cache): its version.
     async fn check(&self, listener: &ListenerAddress) -> Result<String>;
+    /// The events of a room calendar that the target's listener reads itself (`readcalendar`,
+    /// listener 3.2.0; EXCHANGE), overlapping `[from_ms, to_ms)`, in start order.
+    /// `CalendarServerException` (with this calendarId) when the listener cannot read it;
+    /// the listener errors of the other commands otherwise (`ForwardsCompatibility` for an
+    /// older listener). The target's credential is not used.
+    async fn read_calendar(
+        &self,
+        target: &CommandTarget,
+        calendar_type: CalendarType,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<CalendarEvent>> {
+        let _ = (target, calendar_type, from_ms, to_ms);
+        Err(crate::error::Error::calendar_server(
+            calendar_id,
+            "this listener transport reads no calendars",
+        ))
+    }
 }

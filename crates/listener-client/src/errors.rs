@@ -205,6 +205,21 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// `readcalendar`'s own failures (`calendar_unreadable`, `calendar_not_configured`) as
+    /// `CalendarServerException` naming the calendar; `None` for any other failure.
+    pub fn calendar_failure(&self, calendar_id: &str, f: &FailureBody) -> Option<Error> {
+        let said = self.scrub(&f.message);
+        let message = match f.failure.as_str() {
+            "calendar_unreadable" => said,
+            "calendar_not_configured" => format!(
+                "The listener service {} cannot read calendar {calendar_id}: {said}",
+                self.id()
+            ),
+            _ => return None,
+        };
+        Some(Error::calendar_server(calendar_id, message))
+    }
+
     /// The error of a failure body about `endpoint`.
     pub fn from_failure(&self, endpoint: &Endpoint, f: FailureBody) -> Error {
         let mut causes = f.causes.clone();

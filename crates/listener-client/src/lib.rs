@@ -28,8 +28,9 @@ use errors::Call;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use info::{Info, InfoBody, InfoCache, Refusal, gate};
 use reqwest::redirect::Policy;
+use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::cluster::{LinkFailure, LinkRequest, ListenerLinks};
-use roomlink_domain::enums::EndpointCapability;
+use roomlink_domain::enums::{CalendarType, EndpointCapability};
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, ListenerServiceId};
 use roomlink_domain::listener::ListenerRoute;
@@ -41,8 +42,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::{Answer, Retry, exchange, exchange_link};
 use wire::{
-    CommandRequest, FailureBody, StateAnswer, StatusAnswer, StatusEntry, StatusRequest,
-    WireCredential, WireEndpoint, WireParams,
+    CalendarAnswer, CalendarQuery, CommandRequest, FailureBody, StateAnswer, StatusAnswer,
+    StatusEntry, StatusRequest, WireCredential, WireEndpoint, WireParams,
 };
 
 /// The protocol's limit on endpoints per `POST /v1/status`.
@@ -271,6 +272,52 @@ impl HttpListenerClient {
                     call.command
                 ))
             })
+    }
+
+    /// `readcalendar`: the version gate, then the listener's read of the room calendar.
+    async fn calendar_events(
+        &self,
+        target: &CommandTarget,
+        query: &CalendarQuery<'_>,
+        call: &mut Call<'_>,
+    ) -> Result<Vec<CalendarEvent>> {
+        let deadline = Instant::now() + self.config.command_timeout;
+        let info = self.info(target, call, deadline).await?;
+        call.version = Some(info.version_text.clone());
+        self.gate(&info, call)?;
+        let request = Request {
+            method: reqwest::Method::POST,
+            path: "/v1/commands/readcalendar",
+            body: Some(Self::json(call, query)?),
+            // A read: safe to send again after a connection reset.
+            retry: Retry::OnceOnReset,
+        };
+        let answer = self.ask(target, call, request, deadline).await?;
+        if answer.status == 404 {
+            self.info.forget(&route_key(target));
+        }
+        if !answer.is_success() {
+            let failure = FailureBody::from_bytes(&answer.body);
+            if let Some(error) = failure
+                .as_ref()
+                .and_then(|f| call.calendar_failure(query.calendar_id, f))
+            {
+                return Err(error);
+            }
+            return Err(call.from_status(answer.status, &answer.body, None));
+        }
+        let read = serde_json::from_slice::<CalendarAnswer>(&answer.body).map_err(|e| {
+            call.not_protocol(format!("the readcalendar answer is not the protocol: {e}"))
+        })?;
+        let mut events: Vec<CalendarEvent> = read
+            .calendar
+            .events
+            .into_iter()
+            .filter_map(wire::WireEvent::into_event)
+            .filter(|e| e.start_ms < query.to && e.end_ms.max(e.start_ms + 1) > query.from)
+            .collect();
+        events.sort_by_key(|e| (e.start_ms, e.end_ms));
+        Ok(events)
     }
 
     /// The listener's reported capabilities, from its (cached) `/v1/info`. Names roomlink does
@@ -515,6 +562,33 @@ impl ListenerTransport for HttpListenerClient {
 
     async fn capabilities(&self, target: &CommandTarget) -> Result<Vec<EndpointCapability>> {
         self.reported_capabilities(target).await
+    }
+
+    async fn read_calendar(
+        &self,
+        target: &CommandTarget,
+        calendar_type: CalendarType,
+        calendar_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<CalendarEvent>> {
+        let mut call = Call::new(
+            &target.listener_id,
+            "readcalendar",
+            target.listener_secret.expose(),
+        );
+        let query = CalendarQuery {
+            calendar_type: calendar_type.as_str(),
+            calendar_id,
+            from: from_ms,
+            to: to_ms,
+        };
+        let outcome = self.calendar_events(target, &query, &mut call).await;
+        if let Err(e) = &outcome {
+            tracing::warn!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
+                error = %e, "listener calendar read failed");
+        }
+        outcome
     }
 
     async fn poll(

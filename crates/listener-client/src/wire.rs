@@ -324,3 +324,66 @@ mod tests {
         assert!(FailureBody::from_bytes(b"<html>").is_none());
     }
 }
+
+/// `readcalendar`'s body (listener 3.2.0).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalendarQuery<'a> {
+    pub calendar_type: &'static str,
+    pub calendar_id: &'a str,
+    pub from: i64,
+    pub to: i64,
+}
+
+/// `readcalendar`'s answer.
+#[derive(Debug, Deserialize)]
+pub struct CalendarAnswer {
+    pub calendar: WireCalendarEvents,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct WireCalendarEvents {
+    pub events: Vec<WireEvent>,
+}
+
+/// One event as a listener reports it; fields roomlink does not use (`id`, `organizer`) are
+/// ignored.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireEvent {
+    pub uid: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub start: i64,
+    pub end: i64,
+    #[serde(default)]
+    pub location: Option<String>,
+    #[serde(default)]
+    pub body: Option<String>,
+    #[serde(default)]
+    pub conference_uris: Vec<String>,
+    #[serde(default)]
+    pub cancelled: bool,
+    #[serde(default)]
+    pub all_day: bool,
+}
+
+impl WireEvent {
+    /// The domain's event; `None` for an all-day event (not a meeting a room joins, as for
+    /// Microsoft 365 and Google) or one without a uid.
+    pub fn into_event(self) -> Option<roomlink_domain::calendar::CalendarEvent> {
+        if self.all_day || self.uid.is_empty() {
+            return None;
+        }
+        Some(roomlink_domain::calendar::CalendarEvent {
+            uid: self.uid,
+            title: self.title,
+            start_ms: self.start,
+            end_ms: self.end.max(self.start),
+            location: self.location,
+            description: self.body,
+            conference_uris: self.conference_uris,
+            cancelled: self.cancelled,
+        })
+    }
+}

@@ -11,9 +11,8 @@ use crate::secret::{SealedSecret, Secret};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The calendar types roomlink reads itself so far; the others (EXCHANGE, which is to be read
-/// through the listener) are refused when an account is set, rather than stored and failing
-/// later.
+/// The calendar types roomlink reads itself with an account; EXCHANGE is read by each room's
+/// listener and takes no account (refused when one is set, rather than stored and unused).
 pub const READABLE: [CalendarType; 3] = [
     CalendarType::CalDav,
     CalendarType::Office365,
@@ -90,6 +89,12 @@ pub enum PasswordChange {
 /// `calendarType` from the path, refused unless roomlink reads that type itself.
 pub fn readable_type(text: &str) -> Result<CalendarType, Error> {
     let calendar_type = CalendarType::parse(text)?;
+    if calendar_type == CalendarType::Exchange {
+        return Err(Error::invalid(
+            "calendarType: EXCHANGE calendars take no account here: each room's listener reads \
+             them with the Exchange account of its own configuration ([calendar.exchange])",
+        ));
+    }
     if READABLE.contains(&calendar_type) {
         Ok(calendar_type)
     } else {
@@ -316,8 +321,7 @@ mod tests {
         );
         let e = readable_type("EXCHANGE").unwrap_err();
         assert!(
-            e.message()
-                .contains("CALDAV, OFFICE_365, GOOGLE calendars so far, not EXCHANGE"),
+            e.message().contains("each room's listener reads them"),
             "{}",
             e.message()
         );

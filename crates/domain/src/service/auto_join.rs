@@ -200,7 +200,13 @@ impl AutoJoiner {
         let window = MeetingWindow { from_ms, to_ms };
         let meetings = match self
             .calendars
-            .read(account, &room.calendar_id, window, self.calendar_max_age_ms)
+            .read(
+                account,
+                &room.id,
+                &room.calendar_id,
+                window,
+                self.calendar_max_age_ms,
+            )
             .await
         {
             Ok(meetings) => meetings,

@@ -226,7 +226,13 @@ impl CalendarPusher {
         let window = push_window(self.clock.now_ms());
         let meetings = match self
             .calendars
-            .read(account, &room.calendar_id, window, self.calendar_max_age_ms)
+            .read(
+                account,
+                &room.id,
+                &room.calendar_id,
+                window,
+                self.calendar_max_age_ms,
+            )
             .await
         {
             Ok(meetings) => meetings,

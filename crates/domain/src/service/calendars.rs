@@ -1,9 +1,14 @@
 //! Calendar accounts (set, list, remove) and a room's upcoming meetings, read from its
 //! calendar through the account of its calendar type, by way of the instance's
 //! [`CalendarMirror`] (the rules of when a calendar is asked again are there).
+//!
+//! EXCHANGE calendars have no account here: the room's listener reads them (its own Exchange
+//! account stays inside the customer's network) and roomlink asks it through the
+//! [`ListenerTransport`] (`readcalendar`), with the same mirror rules.
 
 use super::audit::Auditor;
 use super::auth::Principal;
+use super::control::listener_of;
 use crate::access::{Operation, Target};
 use crate::calendar::CalendarEvent;
 use crate::calendar::account::{
@@ -19,16 +24,30 @@ use crate::enums::CalendarType;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId};
 use crate::ports::{
-    CalendarAccount, CalendarAccountStore, CalendarRead, CalendarReader, Clock, EndpointStore,
-    SecretSealer,
+    CalendarAccount, CalendarAccountStore, CalendarRead, CalendarReader, Clock, CommandTarget,
+    EndpointCredential, EndpointStore, ListenerTransport, SecretSealer,
 };
 use serde_json::{Map, Value};
 use std::sync::Arc;
+
+/// Whether calendars of `calendar_type` are read by each room's listener rather than by
+/// roomlink with an enterprise account (EXCHANGE: on-premises, inside the customer's network).
+pub fn through_listener(calendar_type: CalendarType) -> bool {
+    calendar_type == CalendarType::Exchange
+}
+
+/// The calendar being read and the room it belongs to.
+struct Room<'a> {
+    endpoint: &'a EndpointId,
+    calendar_id: &'a str,
+}
 
 pub struct CalendarService {
     pub accounts: Arc<dyn CalendarAccountStore>,
     pub endpoints: Arc<dyn EndpointStore>,
     pub reader: Arc<dyn CalendarReader>,
+    /// EXCHANGE calendars are read by each room's listener (`readcalendar`).
+    pub transport: Arc<dyn ListenerTransport>,
     pub sealer: Arc<dyn SecretSealer>,
     pub clock: Arc<dyn Clock>,
     pub audit: Arc<Auditor>,
@@ -166,7 +185,8 @@ impl CalendarService {
         })?;
         let account = self.reading_account(enterprise, calendar_type).await?;
         // Asked now: a kept copy is used only once the calendar system confirms it.
-        self.read(&account, calendar_id.as_str(), window, 0).await
+        self.read(&account, id, calendar_id.as_str(), window, 0)
+            .await
     }
 
     /// The enterprise's account of `calendar_type` as a reader is to use it (its password
@@ -176,6 +196,20 @@ impl CalendarService {
         enterprise: &EnterpriseId,
         calendar_type: CalendarType,
     ) -> Result<OpenAccount> {
+        if through_listener(calendar_type) {
+            // No account: each room's listener reads the calendar with its own.
+            return Ok(OpenAccount {
+                enterprise_id: enterprise.clone(),
+                stamp: 0,
+                account: CalendarAccount {
+                    calendar_type,
+                    base_url: String::new(),
+                    username: None,
+                    token_url: None,
+                    secret: None,
+                },
+            });
+        }
         let account = self
             .accounts
             .calendar_account(enterprise, calendar_type)
@@ -214,34 +248,103 @@ impl CalendarService {
 
     /// The meetings of the calendar `calendar_id` in `window`: from the mirror's copy when it
     /// was confirmed less than `max_age_ms` ago, else read (or confirmed unchanged) now.
+    /// `endpoint` is the room whose calendar it is (EXCHANGE: its listener reads it).
     pub async fn read(
         &self,
         account: &OpenAccount,
+        endpoint: &EndpointId,
         calendar_id: &str,
         window: MeetingWindow,
         max_age_ms: i64,
     ) -> Result<Vec<UpcomingMeeting>> {
-        let events = self
-            .events(account, calendar_id, window, max_age_ms)
-            .await?;
+        let room = Room {
+            endpoint,
+            calendar_id,
+        };
+        let events = self.events(account, &room, window, max_age_ms).await?;
         Ok(upcoming(events, &self.rules))
+    }
+
+    /// The window's events from the calendar system (or the room's listener), with a
+    /// change mark when the system has them.
+    async fn fetch(
+        &self,
+        open: &OpenAccount,
+        room: &Room<'_>,
+        from_ms: i64,
+        to_ms: i64,
+        since: Option<String>,
+    ) -> Result<CalendarRead> {
+        if !through_listener(open.account.calendar_type) {
+            return self
+                .reader
+                .events_since(&open.account, room.calendar_id, from_ms, to_ms, since)
+                .await;
+        }
+        let target = self
+            .listener_target(&open.enterprise_id, room.endpoint)
+            .await?;
+        let events = self
+            .transport
+            .read_calendar(
+                &target,
+                open.account.calendar_type,
+                room.calendar_id,
+                from_ms,
+                to_ms,
+            )
+            .await?;
+        Ok(CalendarRead::Events { events, mark: None })
+    }
+
+    /// Where the room's `readcalendar` goes: its listener, with the listener's secret opened.
+    /// No endpoint credential travels (the listener reads the calendar with its own account).
+    async fn listener_target(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+    ) -> Result<CommandTarget> {
+        let context = self
+            .endpoints
+            .command_context(enterprise, id)
+            .await?
+            .ok_or_else(|| id.not_found())?;
+        let listener = listener_of(&context.endpoint, context.listener, "readcalendar")?;
+        let listener_secret = self
+            .sealer
+            .open(&listener.secret)?
+            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        Ok(CommandTarget {
+            listener_id: listener.id.clone(),
+            route: listener.route(),
+            listener_secret,
+            endpoint: context.endpoint,
+            credential: EndpointCredential::None,
+        })
     }
 
     async fn events(
         &self,
         open: &OpenAccount,
-        calendar_id: &str,
+        room: &Room<'_>,
         window: MeetingWindow,
         max_age_ms: i64,
     ) -> Result<Vec<CalendarEvent>> {
+        let calendar_id = room.calendar_id;
         let now = self.clock.now_ms();
         let mirrored = mirror_window(now);
         if !mirrored.covers(&window) {
             // Further out than rooms look ahead: read as asked, keep nothing.
-            return self
-                .reader
-                .events(&open.account, calendar_id, window.from_ms, window.to_ms)
-                .await;
+            return match self
+                .fetch(open, room, window.from_ms, window.to_ms, None)
+                .await?
+            {
+                CalendarRead::Events { events, .. } => Ok(events),
+                CalendarRead::Unchanged => Err(Error::calendar_server(
+                    calendar_id,
+                    "the calendar system answered unchanged to a read without a mark",
+                )),
+            };
         }
         let key = MirrorKey {
             enterprise_id: open.enterprise_id.clone(),
@@ -257,14 +360,7 @@ impl CalendarService {
             Mirrored::Missing => None,
         };
         let read = self
-            .reader
-            .events_since(
-                &open.account,
-                calendar_id,
-                mirrored.from_ms,
-                mirrored.to_ms,
-                since,
-            )
+            .fetch(open, room, mirrored.from_ms, mirrored.to_ms, since)
             .await?;
         let (events, mark) = match read {
             CalendarRead::Events { events, mark } => (events, mark),
@@ -280,11 +376,18 @@ impl CalendarService {
                     return Ok(events);
                 }
                 // The copy went while the calendar system was asked: read it in full.
-                let events = self
-                    .reader
-                    .events(&open.account, calendar_id, mirrored.from_ms, mirrored.to_ms)
-                    .await?;
-                (events, None)
+                match self
+                    .fetch(open, room, mirrored.from_ms, mirrored.to_ms, None)
+                    .await?
+                {
+                    CalendarRead::Events { events, .. } => (events, None),
+                    CalendarRead::Unchanged => {
+                        return Err(Error::calendar_server(
+                            calendar_id,
+                            "the calendar system answered unchanged to a read without a mark",
+                        ));
+                    }
+                }
             }
         };
         let asked = in_window(&events, &window);
@@ -300,5 +403,140 @@ impl CalendarService {
             now,
         );
         Ok(asked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{LocalBus, MockListenerLinks};
+    use crate::error::ErrorKind;
+    use crate::memory::MemoryStore;
+    use crate::ports::{
+        MockCalendarReader, MockListenerTransport, MockPasswordHasher, MockPlatformIdentity,
+    };
+    use crate::secret::{SealedSecret, Secret};
+    use crate::service::{Policies, Ports, Services};
+    use crate::system::{ManualClock, RandomIds};
+    use serde_json::json;
+
+    /// 2027-01-15T10:00:00Z.
+    const NOW: i64 = 1_800_007_200_000;
+
+    /// Seals nothing: the "ciphertext" is the text.
+    struct PlainSealer;
+
+    impl SecretSealer for PlainSealer {
+        fn seal(&self, plaintext: &Secret, _: Option<&str>) -> Result<SealedSecret> {
+            Ok(SealedSecret {
+                key_id: "plain".into(),
+                ciphertext: plaintext.expose().as_bytes().to_vec(),
+            })
+        }
+        fn open(&self, sealed: &SealedSecret) -> Result<Option<Secret>> {
+            Ok(Some(Secret::new(
+                String::from_utf8_lossy(&sealed.ciphertext).into_owned(),
+            )))
+        }
+        fn current_key_id(&self, _: Option<&str>) -> Result<String> {
+            Ok("plain".into())
+        }
+        fn readable(&self, _: &SealedSecret, _: Option<&str>) -> Result<bool> {
+            Ok(true)
+        }
+    }
+
+    fn object(value: serde_json::Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn exchange_rooms_are_read_by_their_listener_not_by_a_calendar_reader() {
+        let mut transport = MockListenerTransport::new();
+        transport
+            .expect_read_calendar()
+            .withf(|target, calendar_type, calendar_id, from, to| {
+                target.listener_secret.expose() == "a-listener-secret-of-some-length"
+                    && target.credential == EndpointCredential::None
+                    && *calendar_type == CalendarType::Exchange
+                    && calendar_id == "board@corp.example"
+                    && from < to
+            })
+            .times(1)
+            .returning(|_, _, _, _, _| {
+                Ok(vec![CalendarEvent {
+                    uid: "review".into(),
+                    title: Some("Review".into()),
+                    start_ms: NOW + 3_600_000,
+                    end_ms: NOW + 7_200_000,
+                    location: Some("https://bluejeans.com/123456789".into()),
+                    description: None,
+                    conference_uris: Vec::new(),
+                    cancelled: false,
+                }])
+            });
+        let ports = Ports {
+            store: Arc::new(MemoryStore::new()),
+            hasher: Arc::new(MockPasswordHasher::new()),
+            sealer: Arc::new(PlainSealer),
+            platform: Arc::new(MockPlatformIdentity::new()),
+            transport: Arc::new(transport),
+            links: Arc::new(MockListenerLinks::new()),
+            events: Arc::new(LocalBus::default()),
+            clock: Arc::new(ManualClock::at(NOW)),
+            ids: Arc::new(RandomIds),
+            // No expectations: any read through an account fails the test.
+            calendars: Arc::new(MockCalendarReader::new()),
+        };
+        let services = Services::new(ports, Policies::default());
+        let acme = services
+            .admin
+            .create_enterprise("acme", None)
+            .await
+            .unwrap();
+        let admin = Principal::scheduler(acme.id, acme.name, "test");
+        let listener = services
+            .listeners
+            .create(
+                &admin,
+                &object(json!({"name": "hq", "baseUrl": "http://127.0.0.1:9/",
+                    "secret": "a-listener-secret-of-some-length"})),
+            )
+            .await
+            .unwrap();
+        let room = services
+            .endpoints
+            .insert(
+                &admin,
+                &object(json!({"name": "Board", "calendarId": "board@corp.example",
+                    "calendarType": "EXCHANGE",
+                    "listenerServiceId": listener.listener.id.as_str()})),
+            )
+            .await
+            .unwrap();
+        let meetings = services
+            .calendars
+            .meetings(&admin, room.id(), None, None)
+            .await
+            .unwrap();
+        assert_eq!(meetings.len(), 1);
+        let dial = serde_json::to_value(&meetings[0].dial).unwrap();
+        assert_eq!(dial["meetingId"], "123456789", "{dial}");
+        // Without a listener there is no one to ask (and the transport is not called again).
+        let alone = services
+            .endpoints
+            .insert(
+                &admin,
+                &object(json!({"name": "Alone", "calendarId": "alone@corp.example",
+                    "calendarType": "EXCHANGE"})),
+            )
+            .await
+            .unwrap();
+        let e = services
+            .calendars
+            .meetings(&admin, alone.id(), None, None)
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::EndpointHasNoListenerService);
     }
 }

@@ -107,7 +107,7 @@ fn observed(endpoint: &EndpointId, state: ObservedState, now: i64) -> EndpointSt
 
 /// The listener service `endpoint` names, as read with it; `EndpointHasNoListenerService`
 /// when it names none or one that does not exist.
-fn listener_of(
+pub(crate) fn listener_of(
     endpoint: &Endpoint,
     listener: Option<ListenerService>,
     command: &str,

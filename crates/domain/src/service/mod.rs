@@ -159,6 +159,7 @@ impl Services {
             accounts: store.clone(),
             endpoints: store.clone(),
             reader: ports.calendars.clone(),
+            transport: ports.transport.clone(),
             sealer: ports.sealer.clone(),
             clock: ports.clock.clone(),
             audit: auditor.clone(),

@@ -173,7 +173,7 @@ END:VEVENT
         error["errorMessage"]
             .as_str()
             .unwrap()
-            .contains("not EXCHANGE"),
+            .contains("each room's listener reads them"),
         "{error}"
     );
     let (status, error) = app

@@ -16,6 +16,7 @@ mod csv_upload;
 mod declared;
 mod endpoints;
 mod errors;
+mod exchange;
 mod helpers;
 mod limits;
 mod listeners;
