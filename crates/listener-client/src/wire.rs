@@ -296,6 +296,69 @@ mod tests {
     }
 
     #[test]
+    fn readcalendar_bodies_and_answers_follow_the_protocol() {
+        let query = CalendarQuery {
+            calendar_type: "EXCHANGE",
+            calendar_id: "board@corp.example",
+            from: 1,
+            to: 2,
+        };
+        assert_eq!(
+            serde_json::to_value(&query).unwrap(),
+            json!({"calendarType": "EXCHANGE", "calendarId": "board@corp.example",
+                   "from": 1, "to": 2})
+        );
+        let answer: CalendarAnswer = serde_json::from_value(json!({"calendar": {
+        "calendarId": "board@corp.example", "from": 1, "to": 2, "events": [
+            {"uid": "u1", "id": "i1", "title": "Review", "start": 10, "end": 20,
+             "body": "https://bjn.vc/1", "organizer": {"email": "a@b"}, "later": true},
+            {"uid": "u2", "start": 0, "end": 86_400_000, "allDay": true},
+            {"uid": "", "start": 0, "end": 1}
+        ]}}))
+        .unwrap();
+        let events: Vec<_> = answer
+            .calendar
+            .events
+            .into_iter()
+            .filter_map(WireEvent::into_event)
+            .collect();
+        assert_eq!(events.len(), 1, "all-day and uid-less events are left out");
+        assert_eq!(events[0].description.as_deref(), Some("https://bjn.vc/1"));
+        assert!(!events[0].cancelled);
+        // The two calendar failures become CalendarServerException, scrubbed; others do not.
+        let id = roomlink_domain::ids::ListenerServiceId::from_trusted("l1".into());
+        let call = crate::errors::Call::new(&id, "readcalendar", "the-listener-secret");
+        let failure = |name: &str| FailureBody {
+            failure: name.into(),
+            message: "Exchange mail: refused (the-listener-secret)".into(),
+            causes: Vec::new(),
+            remote_request: None,
+            remote_response: None,
+        };
+        let e = call
+            .calendar_failure("board@corp.example", &failure("calendar_unreadable"))
+            .unwrap();
+        assert_eq!(
+            e.kind(),
+            roomlink_domain::ErrorKind::CalendarServerException
+        );
+        assert_eq!(e.details()["calendarId"], "board@corp.example");
+        assert!(
+            !e.message().contains("the-listener-secret"),
+            "{}",
+            e.message()
+        );
+        let e = call
+            .calendar_failure("board@corp.example", &failure("calendar_not_configured"))
+            .unwrap();
+        assert!(e.message().contains("The listener service l1 cannot read"));
+        assert!(
+            call.calendar_failure("x", &failure("unreachable"))
+                .is_none()
+        );
+    }
+
+    #[test]
     fn credentials_serialize_by_kind() {
         let sealed = EndpointCredential::SealedForListener(SealedSecret {
             key_id: "pk-1234abcd".into(),
