@@ -282,7 +282,7 @@ impl HttpListenerClient {
         call: &mut Call<'_>,
     ) -> Result<Vec<CalendarEvent>> {
         let deadline = Instant::now() + self.config.command_timeout;
-        let info = self.info(target, call, deadline).await?;
+        let info = self.info(Peer::of(target), call, deadline).await?;
         call.version = Some(info.version_text.clone());
         self.gate(&info, call)?;
         let request = Request {
@@ -292,9 +292,9 @@ impl HttpListenerClient {
             // A read: safe to send again after a connection reset.
             retry: Retry::OnceOnReset,
         };
-        let answer = self.ask(target, call, request, deadline).await?;
+        let answer = self.ask(Peer::of(target), call, request, deadline).await?;
         if answer.status == 404 {
-            self.info.forget(&route_key(target));
+            self.info.forget(&Peer::of(target).key());
         }
         if !answer.is_success() {
             let failure = FailureBody::from_bytes(&answer.body);

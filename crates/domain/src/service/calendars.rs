@@ -335,16 +335,10 @@ impl CalendarService {
         let mirrored = mirror_window(now);
         if !mirrored.covers(&window) {
             // Further out than rooms look ahead: read as asked, keep nothing.
-            return match self
+            let read = self
                 .fetch(open, room, window.from_ms, window.to_ms, None)
-                .await?
-            {
-                CalendarRead::Events { events, .. } => Ok(events),
-                CalendarRead::Unchanged => Err(Error::calendar_server(
-                    calendar_id,
-                    "the calendar system answered unchanged to a read without a mark",
-                )),
-            };
+                .await?;
+            return unmarked(read, calendar_id);
         }
         let key = MirrorKey {
             enterprise_id: open.enterprise_id.clone(),
@@ -376,18 +370,10 @@ impl CalendarService {
                     return Ok(events);
                 }
                 // The copy went while the calendar system was asked: read it in full.
-                match self
+                let read = self
                     .fetch(open, room, mirrored.from_ms, mirrored.to_ms, None)
-                    .await?
-                {
-                    CalendarRead::Events { events, .. } => (events, None),
-                    CalendarRead::Unchanged => {
-                        return Err(Error::calendar_server(
-                            calendar_id,
-                            "the calendar system answered unchanged to a read without a mark",
-                        ));
-                    }
-                }
+                    .await?;
+                (unmarked(read, calendar_id)?, None)
             }
         };
         let asked = in_window(&events, &window);
@@ -403,6 +389,17 @@ impl CalendarService {
             now,
         );
         Ok(asked)
+    }
+}
+
+/// The events of a read asked without a mark: only `Events` can answer one.
+fn unmarked(read: CalendarRead, calendar_id: &str) -> Result<Vec<CalendarEvent>> {
+    match read {
+        CalendarRead::Events { events, .. } => Ok(events),
+        CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => Err(Error::calendar_server(
+            calendar_id,
+            "the calendar system answered unchanged to a read without a mark",
+        )),
     }
 }
 
