@@ -33,6 +33,17 @@ async fn graph() -> MockServer {
         })))
         .mount(&server)
         .await;
+    // A delta round (how the reader learns the calendar's change mark): one page, with its
+    // delta link on the same server.
+    let delta = format!("/v1.0/users/{ROOM}/calendarView/delta");
+    Mock::given(method("GET"))
+        .and(path(delta.as_str()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "value": [{"id": "AAMkAGI2TG93AAA="}],
+            "@odata.deltaLink": format!("{}{delta}?$deltatoken=R0usmcCM996", server.uri()),
+        })))
+        .mount(&server)
+        .await;
     let view = format!("/v1.0/users/{ROOM}/calendarView");
     Mock::given(method("GET"))
         .and(path(view.as_str()))
