@@ -9,12 +9,13 @@
 //! promise when the lease moves between instances mid-round.
 
 use super::auth::Principal;
+use super::calendar_rooms::{CalendarRoom, RoomWalk};
 use super::calendars::{CalendarService, OpenAccount};
 use super::control::ControlService;
 use crate::calendar::auto_join::{AutoJoinTiming, JoinOutcome, Occurrence};
 use crate::calendar::upcoming::{MeetingWindow, UpcomingMeeting};
 use crate::endpoint::Endpoint;
-use crate::enums::{CalendarType, Toggle};
+use crate::enums::Toggle;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId};
 use crate::ports::{
@@ -23,8 +24,6 @@ use crate::ports::{
 };
 use crate::status::Failure;
 use futures::stream::{self, StreamExt};
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 /// The audit trail's name for the job (actor `scheduler`, id `auto-join`).
@@ -33,9 +32,6 @@ pub const JOB: &str = "auto-join";
 /// How long a claim is held while its join is sent: longer than any join takes (the listener
 /// call's own timeout), so a lapsed lease means its holder died.
 const CLAIM_LEASE_MS: i64 = 120_000;
-
-/// Endpoints read per page.
-const PAGE: usize = 1000;
 
 /// Calendars read at once in a round: a calendar system answering in 50 ms then serves
 /// 10,000 rooms in about a minute, and no system sees more than this many requests at a time
@@ -88,26 +84,9 @@ enum RoomOutcome {
     Broken(Error),
 }
 
-/// One room to look at: the endpoint and where its calendar is.
-struct Room {
-    id: EndpointId,
-    calendar_id: String,
-    calendar_type: CalendarType,
-}
-
-impl Room {
-    /// The room when auto-join is on and it has a calendar.
-    fn of(endpoint: &Endpoint) -> Option<Room> {
-        let profile = endpoint.profile();
-        if profile.auto_join_mode() != Some(&Toggle::Enabled) {
-            return None;
-        }
-        Some(Room {
-            id: endpoint.id().clone(),
-            calendar_id: profile.calendar_id()?.as_str().to_owned(),
-            calendar_type: *profile.calendar_type()?,
-        })
-    }
+/// The rooms auto-join is for.
+fn auto_join_mode(endpoint: &Endpoint) -> Option<&Toggle> {
+    endpoint.profile().auto_join_mode()
 }
 
 impl AutoJoiner {
@@ -132,67 +111,48 @@ impl AutoJoiner {
         round: &mut AutoJoinRound,
     ) -> Result<()> {
         let mut principal = None;
-        // Each calendar type's account once per round (`None`: it cannot be used).
-        let mut accounts: HashMap<CalendarType, Option<OpenAccount>> = HashMap::new();
-        let mut after = None;
-        loop {
-            let page = self
-                .endpoints
-                .endpoint_page(enterprise, after, PAGE)
-                .await?;
-            let mut rooms = Vec::new();
-            for room in page.endpoints.iter().filter_map(Room::of) {
-                round.rooms += 1;
-                if let Entry::Vacant(vacant) = accounts.entry(room.calendar_type) {
-                    let account = self
-                        .calendars
-                        .reading_account(enterprise, room.calendar_type)
-                        .await
-                        .map_err(|e| round.unread.push((room.id.clone(), e)))
-                        .ok();
-                    vacant.insert(account);
-                }
-                if accounts[&room.calendar_type].is_some() {
-                    rooms.push(room);
-                }
+        let mut walk = RoomWalk::new(
+            &self.calendars,
+            self.endpoints.as_ref(),
+            enterprise,
+            auto_join_mode,
+        );
+        while let Some(page) = walk.next_page().await? {
+            round.rooms += page.selected.len();
+            round.unread.extend(page.unreadable);
+            if page.ready.is_empty() {
+                continue;
             }
-            if !rooms.is_empty() && principal.is_none() {
-                principal = Some(self.principal(enterprise).await?);
-            }
-            if let Some(principal) = &principal {
-                let accounts = &accounts;
-                let outcomes: Vec<RoomOutcome> = stream::iter(rooms)
-                    .map(|room| async move {
-                        match &accounts[&room.calendar_type] {
-                            Some(account) => self.room_round(principal, room, account).await,
-                            None => RoomOutcome::Nothing,
-                        }
+            let principal = match &principal {
+                Some(principal) => principal,
+                None => principal.insert(self.principal(enterprise).await?),
+            };
+            let outcomes: Vec<RoomOutcome> =
+                stream::iter(page.ready)
+                    .map(|(room, account)| async move {
+                        self.room_round(principal, room, &account).await
                     })
                     .buffer_unordered(READS_AT_ONCE)
                     .collect()
                     .await;
-                for outcome in outcomes {
-                    match outcome {
-                        RoomOutcome::Nothing => {}
-                        RoomOutcome::Settled(JoinOutcome::Joined) => round.joined += 1,
-                        RoomOutcome::Settled(JoinOutcome::Failed) => round.failed += 1,
-                        RoomOutcome::Unread(room, e) => round.unread.push((room, e)),
-                        RoomOutcome::Broken(e) => return Err(e),
-                    }
+            for outcome in outcomes {
+                match outcome {
+                    RoomOutcome::Nothing => {}
+                    RoomOutcome::Settled(JoinOutcome::Joined) => round.joined += 1,
+                    RoomOutcome::Settled(JoinOutcome::Failed) => round.failed += 1,
+                    RoomOutcome::Unread(room, e) => round.unread.push((room, e)),
+                    RoomOutcome::Broken(e) => return Err(e),
                 }
             }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => return Ok(()),
-            }
         }
+        Ok(())
     }
 
     /// One room: its calendar read, and the meeting due now joined unless it already was.
     async fn room_round(
         &self,
         principal: &Principal,
-        room: Room,
+        room: CalendarRoom,
         account: &OpenAccount,
     ) -> RoomOutcome {
         let now = self.clock.now_ms();

@@ -15,11 +15,12 @@
 //! A room whose listener cannot say what it can do (offline, misconfigured) is reported by
 //! the round and not recorded: the status poller records listener failures already.
 
+use super::calendar_rooms::{CalendarRoom, RoomWalk};
 use super::calendars::{CalendarService, OpenAccount};
 use super::control::ControlService;
 use crate::calendar::push::{CalendarPush, PushFingerprint, push_window};
 use crate::endpoint::Endpoint;
-use crate::enums::{CalendarType, Toggle};
+use crate::enums::Toggle;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId, FailureId};
 use crate::ports::{
@@ -28,12 +29,8 @@ use crate::ports::{
 };
 use crate::status::Failure;
 use futures::stream::{self, StreamExt};
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
-
-/// Endpoints read per page.
-const PAGE: usize = 1000;
 
 /// Rooms handled at once in a round (calendar reads and pushes), as auto-join reads.
 const ROOMS_AT_ONCE: usize = 8;
@@ -81,25 +78,9 @@ enum RoomOutcome {
     Skipped(EndpointId, Error),
 }
 
-struct Room {
-    id: EndpointId,
-    calendar_id: String,
-    calendar_type: CalendarType,
-}
-
-impl Room {
-    /// The room when calendar push is on and it has a calendar.
-    fn of(endpoint: &Endpoint) -> Option<Room> {
-        let profile = endpoint.profile();
-        if profile.calendar_push_mode() != Some(&Toggle::Enabled) {
-            return None;
-        }
-        Some(Room {
-            id: endpoint.id().clone(),
-            calendar_id: profile.calendar_id()?.as_str().to_owned(),
-            calendar_type: *profile.calendar_type()?,
-        })
-    }
+/// The rooms calendar push is for.
+fn calendar_push_mode(endpoint: &Endpoint) -> Option<&Toggle> {
+    endpoint.profile().calendar_push_mode()
 }
 
 /// Where a push goes, as its fingerprint covers it: a room given another address, protocol or
@@ -154,41 +135,24 @@ impl CalendarPusher {
         round: &mut PushRound,
         seen: &mut HashSet<EndpointId>,
     ) -> Result<()> {
-        let mut accounts: HashMap<CalendarType, Option<OpenAccount>> = HashMap::new();
-        let mut after = None;
-        loop {
-            let page = self
-                .endpoints
-                .endpoint_page(enterprise, after, PAGE)
-                .await?;
-            let mut rooms = Vec::new();
-            for room in page.endpoints.iter().filter_map(Room::of) {
-                round.rooms += 1;
-                seen.insert(room.id.clone());
-                if let Entry::Vacant(vacant) = accounts.entry(room.calendar_type) {
-                    let account = self
-                        .calendars
-                        .reading_account(enterprise, room.calendar_type)
-                        .await
-                        .map_err(|e| round.skipped.push((room.id.clone(), e)))
-                        .ok();
-                    vacant.insert(account);
-                }
-                if accounts[&room.calendar_type].is_some() {
-                    rooms.push(room);
-                }
-            }
-            let accounts = &accounts;
-            let outcomes: Vec<RoomOutcome> = stream::iter(rooms)
-                .map(|room| async move {
-                    match &accounts[&room.calendar_type] {
-                        Some(account) => self.room_round(enterprise, room, account).await,
-                        None => RoomOutcome::NotCapable,
-                    }
-                })
-                .buffer_unordered(ROOMS_AT_ONCE)
-                .collect()
-                .await;
+        let mut walk = RoomWalk::new(
+            &self.calendars,
+            self.endpoints.as_ref(),
+            enterprise,
+            calendar_push_mode,
+        );
+        while let Some(page) = walk.next_page().await? {
+            round.rooms += page.selected.len();
+            seen.extend(page.selected);
+            round.skipped.extend(page.unreadable);
+            let outcomes: Vec<RoomOutcome> =
+                stream::iter(page.ready)
+                    .map(|(room, account)| async move {
+                        self.room_round(enterprise, room, &account).await
+                    })
+                    .buffer_unordered(ROOMS_AT_ONCE)
+                    .collect()
+                    .await;
             for outcome in outcomes {
                 match outcome {
                     RoomOutcome::Pushed(id, fingerprint) => {
@@ -204,18 +168,15 @@ impl CalendarPusher {
                     RoomOutcome::Skipped(id, e) => round.skipped.push((id, e)),
                 }
             }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => return Ok(()),
-            }
         }
+        Ok(())
     }
 
     /// One room: can it be pushed to, what are its meetings, did they change; then the push.
     async fn room_round(
         &self,
         enterprise: &EnterpriseId,
-        room: Room,
+        room: CalendarRoom,
         account: &OpenAccount,
     ) -> RoomOutcome {
         let target = match self.control.push_target(enterprise, &room.id).await {

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod auth;
 pub mod auto_join;
 pub mod calendar_push;
+pub mod calendar_rooms;
 pub mod calendars;
 pub mod control;
 pub mod csv_preview;
