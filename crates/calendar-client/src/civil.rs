@@ -2,48 +2,14 @@
 //! (`2026-11-25T10:30:00+01:00`), and milliseconds since the epoch, both ways, without a date
 //! library: the proleptic Gregorian calendar's day count.
 
-const MS_PER_DAY: i64 = 86_400_000;
-
-/// Days since 1970-01-01 of a Gregorian date (valid for any year an event may carry).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let month_from_march = (month + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The inverse of [`days_from_civil`].
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
+use roomlink_domain::civil::{MS_PER_DAY, UtcParts, days_from_civil, is_date};
 
 /// `ms` as `YYYYMMDDTHHMMSSZ` (seconds truncated).
 pub(crate) fn format_utc(ms: i64) -> String {
-    let days = ms.div_euclid(MS_PER_DAY);
-    let secs = ms.rem_euclid(MS_PER_DAY) / 1000;
-    let (y, m, d) = civil_from_days(days);
+    let t = UtcParts::of(ms);
     format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        t.year, t.month, t.day, t.hour, t.minute, t.second
     )
 }
 
@@ -125,15 +91,7 @@ pub(crate) fn parse_duration(text: &str) -> Option<i64> {
 
 /// `ms` as an RFC 3339 date-time in UTC, `2026-11-25T09:30:00Z` (seconds truncated).
 pub(crate) fn format_rfc3339(ms: i64) -> String {
-    let days = ms.div_euclid(MS_PER_DAY);
-    let secs = ms.rem_euclid(MS_PER_DAY) / 1000;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    UtcParts::of(ms).rfc3339()
 }
 
 /// An RFC 3339 date-time with its offset (`2026-11-25T10:00:00+01:00`, `...Z`, fractions of a
@@ -216,7 +174,7 @@ fn split_date_time(text: &str) -> Option<(i64, &str)> {
         digits(text.get(14..16)?)?,
         digits(text.get(17..19)?)?,
     );
-    if !(1..=12).contains(&m) || d < 1 || civil_from_days(days_from_civil(y, m, d)) != (y, m, d) {
+    if !is_date(y, m, d) {
         return None;
     }
     if h > 23 || min > 59 || s > 60 {

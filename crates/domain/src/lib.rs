@@ -20,6 +20,7 @@
 pub mod access;
 pub mod audit;
 pub mod calendar;
+pub mod civil;
 pub mod cluster;
 pub mod endpoint;
 pub mod enterprise;

@@ -1,49 +1,10 @@
 //! xs:dateTime texts as EWS writes and reads them, to and from milliseconds since the epoch.
 
-const MS_PER_DAY: i64 = 86_400_000;
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (an era-based count: 400-year eras of
-/// 146,097 days, years starting in March so that the leap day comes last).
-fn days_from_date(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let shifted_month = (month + 9) % 12;
-    let day_of_year = (153 * shifted_month + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date of a day count (the inverse of [`days_from_date`]).
-fn date_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
+use roomlink_domain::civil::{MS_PER_DAY, UtcParts, days_from_civil, is_date};
 
 /// `2026-11-25T09:30:00Z` (whole seconds, UTC): what the requests send.
 pub fn format(ms: i64) -> String {
-    let days = ms.div_euclid(MS_PER_DAY);
-    let in_day = ms.rem_euclid(MS_PER_DAY) / 1000;
-    let (y, m, d) = date_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        in_day / 3600,
-        in_day / 60 % 60,
-        in_day % 60
-    )
+    UtcParts::of(ms).rfc3339()
 }
 
 /// An xs:dateTime with a zone (`Z` or `±hh:mm`), fractions of a second allowed, to
@@ -56,10 +17,7 @@ pub fn parse(text: &str) -> Option<i64> {
     let year: i64 = digits(parts.next()?, 4)?;
     let month = digits(parts.next()?, 2)?;
     let day = digits(parts.next()?, 2)?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    if date_from_days(days_from_date(year, month, day)) != (year, month, day) {
+    if !is_date(year, month, day) {
         return None;
     }
     let (clock, offset_ms) = if let Some(clock) = rest.strip_suffix('Z') {
@@ -94,7 +52,7 @@ pub fn parse(text: &str) -> Option<i64> {
         }
         Some(_) => return None,
     };
-    let local = days_from_date(year, month, day) * MS_PER_DAY
+    let local = days_from_civil(year, month, day) * MS_PER_DAY
         + ((hour * 60 + minute) * 60 + second) * 1000
         + millis;
     Some(local - offset_ms)

@@ -1,6 +1,7 @@
 //! What both Cisco drivers (HTTP and SSH) know of the xAPI, whatever the transport.
 
 use crate::driver::{Booking, CallPhase};
+use roomlink_domain::civil::UtcParts;
 use roomlink_domain::enums::SignalingProtocol;
 use serde_json::json;
 
@@ -47,26 +48,9 @@ pub fn bookings_payload(bookings: &[Booking]) -> String {
     json!({ "Bookings": list }).to_string()
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DDThh:mm:ssZ` (proleptic Gregorian, UTC).
+/// Milliseconds since the epoch as `YYYY-MM-DDThh:mm:ssZ` (UTC).
 pub fn format_utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days to civil date, by 400-year eras starting on 0000-03-01.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    UtcParts::of(ms).rfc3339()
 }
 
 /// `Call DTMFSend`'s `DTMFString` takes at most 32 characters (RoomOS schema).
