@@ -30,7 +30,7 @@ use crate::civil;
 use crate::http::{self, Failures};
 use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
 use crate::pace::Pace;
-use crate::readers::in_window;
+use crate::readers::{Since, in_window};
 use async_trait::async_trait;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -86,14 +86,9 @@ impl CalendarReader for GoogleReader {
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<CalendarEvent>> {
-        match self
-            .run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
+        self.run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
             .await?
-        {
-            CalendarRead::Events { events, .. } => Ok(events),
-            // Only answered to a mark.
-            CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => Ok(Vec::new()),
-        }
+            .into_events(calendar_id)
     }
 
     /// One `events.list` of the window with `updatedMin` (the server time kept in `since`, less
@@ -111,14 +106,6 @@ impl CalendarReader for GoogleReader {
         self.run(account, calendar_id, from_ms, to_ms, Since::Mark(since))
             .await
     }
-}
-
-/// What a read is asked for.
-enum Since {
-    /// The events only.
-    NoMarks,
-    /// The events and a change mark, or `Unchanged` since this one.
-    Mark(Option<String>),
 }
 
 impl GoogleReader {

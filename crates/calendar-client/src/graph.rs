@@ -28,7 +28,7 @@ use crate::civil;
 use crate::http::{self, Failures};
 use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
 use crate::pace::Pace;
-use crate::readers::in_window;
+use crate::readers::{Since, in_window};
 use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::Result;
@@ -85,14 +85,9 @@ impl CalendarReader for GraphReader {
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<CalendarEvent>> {
-        match self
-            .run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
+        self.run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
             .await?
-        {
-            CalendarRead::Events { events, .. } => Ok(events),
-            // Only answered to a mark.
-            CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => Ok(Vec::new()),
-        }
+            .into_events(calendar_id)
     }
 
     /// A delta round of the window's `calendarView/delta` from the delta link kept in `since`:
@@ -110,14 +105,6 @@ impl CalendarReader for GraphReader {
         self.run(account, calendar_id, from_ms, to_ms, Since::Mark(since))
             .await
     }
-}
-
-/// What a read is asked for.
-enum Since {
-    /// The events only.
-    NoMarks,
-    /// The events and a change mark, or `Unchanged` since this one.
-    Mark(Option<String>),
 }
 
 /// How a delta round went.

@@ -86,6 +86,14 @@ impl CalendarReader for CalendarReaders {
     }
 }
 
+/// What a reader with change marks is asked for (Graph, Google).
+pub(crate) enum Since {
+    /// The events only.
+    NoMarks,
+    /// The events and a change mark, or unchanged since this one.
+    Mark(Option<String>),
+}
+
 /// What every reader answers: the events overlapping `[from_ms, to_ms)` (an event without
 /// duration counts as lasting a millisecond), by start time then uid.
 pub(crate) fn in_window(

@@ -688,6 +688,22 @@ pub enum CalendarRead {
     },
 }
 
+impl CalendarRead {
+    /// The events of a read asked without a mark: only `Events` can answer one, anything
+    /// else is the calendar system's fault (`CalendarServerException` naming the calendar).
+    pub fn into_events(self, calendar_id: &str) -> Result<Vec<CalendarEvent>> {
+        match self {
+            CalendarRead::Events { events, .. } => Ok(events),
+            CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => {
+                Err(crate::error::Error::calendar_server(
+                    calendar_id,
+                    "the calendar system answered unchanged to a read without a mark",
+                ))
+            }
+        }
+    }
+}
+
 /// A command for a room system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {

@@ -338,7 +338,7 @@ impl CalendarService {
             let read = self
                 .fetch(open, room, window.from_ms, window.to_ms, None)
                 .await?;
-            return unmarked(read, calendar_id);
+            return read.into_events(calendar_id);
         }
         let key = MirrorKey {
             enterprise_id: open.enterprise_id.clone(),
@@ -373,7 +373,7 @@ impl CalendarService {
                 let read = self
                     .fetch(open, room, mirrored.from_ms, mirrored.to_ms, None)
                     .await?;
-                (unmarked(read, calendar_id)?, None)
+                (read.into_events(calendar_id)?, None)
             }
         };
         let asked = in_window(&events, &window);
@@ -389,17 +389,6 @@ impl CalendarService {
             now,
         );
         Ok(asked)
-    }
-}
-
-/// The events of a read asked without a mark: only `Events` can answer one.
-fn unmarked(read: CalendarRead, calendar_id: &str) -> Result<Vec<CalendarEvent>> {
-    match read {
-        CalendarRead::Events { events, .. } => Ok(events),
-        CalendarRead::Unchanged | CalendarRead::Confirmed { .. } => Err(Error::calendar_server(
-            calendar_id,
-            "the calendar system answered unchanged to a read without a mark",
-        )),
     }
 }
 
