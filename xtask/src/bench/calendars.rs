@@ -13,13 +13,13 @@
 //! each as the time from its first request to its last, rooms a second, and roomlink's resident
 //! memory after it. Figures are printed, never asserted.
 
-use super::procs::{Service, memory_kb};
+use super::free_port;
+use super::procs::{Service, admin, memory_kb, roomlink};
 use crate::{http, json};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -163,40 +163,6 @@ fn caldav() -> Result<(String, Log), String> {
     Ok((address, log))
 }
 
-/// `roomlink ARGS` on the bench's SQLite database, with none of the caller's `ROOMLINK__*`.
-fn roomlink(bin: &Path, dir: &Path, port: u16, args: &[&str]) -> Command {
-    let mut command = Command::new(bin);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("ROOMLINK__") {
-            command.env_remove(key);
-        }
-    }
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RUST_LOG")
-        .env(
-            "ROOMLINK__DATABASE__URL",
-            format!("sqlite://{}", dir.join("roomlink.db").display()),
-        )
-        .env("ROOMLINK__SERVER__BIND", format!("127.0.0.1:{port}"))
-        .env("ROOMLINK__SERVER__SHUTDOWN_TIMEOUT_SECS", "2")
-        .env("ROOMLINK__LOG__FORMAT", "json")
-        .env("ROOMLINK__LOG__LEVEL", "warn")
-        .env("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0")
-        .env("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0")
-        // The rooms have no listener to poll.
-        .env("ROOMLINK__LISTENER__STATUS_POLL_INTERVAL_MS", "86400000");
-    command
-}
-
-fn free_port() -> Result<u16, String> {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port: {e}"))
-}
-
 /// Starts `roomlink serve` with `settings` and waits for `/readyz`.
 fn start(
     bin: &Path,
@@ -206,6 +172,7 @@ fn start(
 ) -> Result<(Service, String), String> {
     let port = free_port()?;
     let mut command = roomlink(bin, dir, port, &["serve"]);
+    command.env("ROOMLINK__LOG__LEVEL", "warn");
     for (key, value) in settings {
         command.env(key, value);
     }
@@ -246,11 +213,7 @@ fn call(
 /// Creates the enterprise, its user, the CalDAV account and `rooms` rooms with auto-join on
 /// (with auto-join rounds held off), and stops roomlink again.
 fn set_up(bin: &Path, dir: &Path, caldav: &str, rooms: usize) -> Result<(), String> {
-    let admin = |args: &[&str], stdin: Option<&Path>| -> Result<(), String> {
-        super::procs::run(roomlink(bin, dir, 0, args), stdin, HTTP_TIMEOUT, dir)?
-            .ok(&format!("roomlink {}", args.join(" ")))?;
-        Ok(())
-    };
+    let admin = |args: &[&str], stdin: Option<&Path>| admin(bin, dir, args, stdin);
     let limit = (rooms + 10).to_string();
     admin(
         &[

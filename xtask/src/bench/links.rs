@@ -12,11 +12,10 @@
 //!
 //! Figures are printed, never asserted and never written into the docs.
 
-use super::procs::{Service, listening_line, memory_kb};
+use super::procs::{Service, admin, listening_line, memory_kb, roomlink};
 use crate::{http, json};
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -126,45 +125,6 @@ impl Api {
         }
         Ok(elapsed)
     }
-}
-
-/// `roomlink ARGS` on the bench's SQLite database, with none of the caller's `ROOMLINK__*`.
-fn roomlink(bin: &Path, dir: &Path, port: u16, args: &[&str]) -> Command {
-    let mut command = Command::new(bin);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("ROOMLINK__") {
-            command.env_remove(key);
-        }
-    }
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RUST_LOG")
-        .env(
-            "ROOMLINK__DATABASE__URL",
-            format!("sqlite://{}", dir.join("roomlink.db").display()),
-        )
-        .env("ROOMLINK__SERVER__BIND", format!("127.0.0.1:{port}"))
-        .env("ROOMLINK__SERVER__SHUTDOWN_TIMEOUT_SECS", "2")
-        .env("ROOMLINK__LOG__FORMAT", "json")
-        // One client address registers, connects and commands everything.
-        .env("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0")
-        .env("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0")
-        // No status polls while commands are timed (the endpoints are two; the rounds would
-        // still cross the same sockets).
-        .env("ROOMLINK__LISTENER__STATUS_POLL_INTERVAL_MS", "86400000");
-    command
-}
-
-fn admin(bin: &Path, dir: &Path, args: &[&str], stdin: Option<&Path>) -> Result<(), String> {
-    super::procs::run(
-        roomlink(bin, dir, 0, args),
-        stdin,
-        Duration::from_secs(60),
-        dir,
-    )?
-    .ok(&format!("roomlink {}", args.join(" ")))?;
-    Ok(())
 }
 
 fn kib(kb: Option<u64>) -> String {

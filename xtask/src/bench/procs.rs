@@ -235,3 +235,42 @@ pub fn memory_kb(pid: u32) -> Option<(u64, u64)> {
     };
     Some((field("VmRSS:")?, field("VmHWM:")?))
 }
+
+/// `roomlink ARGS` of a bench on its own SQLite database in `dir`, serving on `port` when it
+/// serves, with none of the caller's `ROOMLINK__*`: JSON logs, no abuse limits (one client
+/// address makes every request), no status polls (the benches time other things).
+pub fn roomlink(bin: &Path, dir: &Path, port: u16, args: &[&str]) -> Command {
+    let mut command = Command::new(bin);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ROOMLINK__") {
+            command.env_remove(key);
+        }
+    }
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RUST_LOG")
+        .env(
+            "ROOMLINK__DATABASE__URL",
+            format!("sqlite://{}", dir.join("roomlink.db").display()),
+        )
+        .env("ROOMLINK__SERVER__BIND", format!("127.0.0.1:{port}"))
+        .env("ROOMLINK__SERVER__SHUTDOWN_TIMEOUT_SECS", "2")
+        .env("ROOMLINK__LOG__FORMAT", "json")
+        .env("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0")
+        .env("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0")
+        .env("ROOMLINK__LISTENER__STATUS_POLL_INTERVAL_MS", "86400000");
+    command
+}
+
+/// `roomlink ARGS` (an `admin` command) on the bench's database, which must succeed.
+pub fn admin(bin: &Path, dir: &Path, args: &[&str], stdin: Option<&Path>) -> Result<(), String> {
+    run(
+        roomlink(bin, dir, 0, args),
+        stdin,
+        Duration::from_secs(60),
+        dir,
+    )?
+    .ok(&format!("roomlink {}", args.join(" ")))?;
+    Ok(())
+}
