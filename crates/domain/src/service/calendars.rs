@@ -8,7 +8,7 @@
 
 use super::audit::Auditor;
 use super::auth::Principal;
-use super::control::listener_of;
+use super::control::{listener_of, listener_secret};
 use crate::access::{Operation, Target};
 use crate::calendar::CalendarEvent;
 use crate::calendar::account::{
@@ -310,10 +310,7 @@ impl CalendarService {
             .await?
             .ok_or_else(|| id.not_found())?;
         let listener = listener_of(&context.endpoint, context.listener, "readcalendar")?;
-        let listener_secret = self
-            .sealer
-            .open(&listener.secret)?
-            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        let listener_secret = listener_secret(self.sealer.as_ref(), &listener)?;
         Ok(CommandTarget {
             listener_id: listener.id.clone(),
             route: listener.route(),

@@ -124,6 +124,17 @@ pub(crate) fn listener_of(
         })
 }
 
+/// The listener's shared secret, opened: roomlink presents it to the listener (and checks it
+/// when the listener connects). Always sealed with the service key, never to a public one.
+pub(crate) fn listener_secret(
+    sealer: &dyn SecretSealer,
+    listener: &ListenerService,
+) -> Result<Secret> {
+    sealer
+        .open(&listener.secret)?
+        .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))
+}
+
 /// What every command through one listener needs besides the endpoint: the listener's secret,
 /// opened, and the enterprise's public key.
 struct Keys {
@@ -137,9 +148,7 @@ impl Keys {
         listener: &ListenerService,
         public_key: Option<String>,
     ) -> Result<Keys> {
-        let listener_secret = sealer
-            .open(&listener.secret)?
-            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        let listener_secret = listener_secret(sealer, listener)?;
         Ok(Keys {
             listener_secret,
             public_key,

@@ -3,8 +3,8 @@
 //! (`health`, `listenerVersion`, `lastContact`). Outbound listeners need no check: their open
 //! connection says it.
 
-use super::control::ControlService;
-use crate::error::{Error, Result};
+use super::control::{ControlService, listener_secret};
+use crate::error::Result;
 use crate::ids::EnterpriseId;
 use crate::listener::{ListenerCheck, ListenerRoute, ListenerService};
 use crate::ports::ListenerAddress;
@@ -28,8 +28,8 @@ impl ControlService {
     }
 
     async fn check(&self, listener: ListenerService) -> ListenerCheck {
-        let answer = match self.sealer.open(&listener.secret) {
-            Ok(Some(listener_secret)) => {
+        let answer = match listener_secret(self.sealer.as_ref(), &listener) {
+            Ok(listener_secret) => {
                 let address = ListenerAddress {
                     listener_id: listener.id.clone(),
                     route: listener.route(),
@@ -37,9 +37,6 @@ impl ControlService {
                 };
                 self.transport.check(&address).await
             }
-            Ok(None) => Err(Error::internal(
-                "a listener secret was sealed to a public key",
-            )),
             Err(e) => Err(e),
         };
         let now = self.clock.now_ms();

@@ -2,6 +2,7 @@
 
 use super::audit::Auditor;
 use super::auth::Principal;
+use super::control::listener_secret;
 use crate::access::{Operation, Target};
 use crate::audit::AuditEntry;
 use crate::cluster::{ClusterEvent, EventBus};
@@ -254,10 +255,7 @@ impl ListenerAdmin {
             .listener_by_id(&id)
             .await?
             .ok_or_else(refused)?;
-        let secret = self
-            .sealer
-            .open(&listener.secret)?
-            .ok_or_else(|| Error::internal("a listener secret was sealed to a public key"))?;
+        let secret = listener_secret(self.sealer.as_ref(), &listener)?;
         if !secret.matches(presented) {
             return Err(refused());
         }
