@@ -3,6 +3,7 @@
 use super::audit::Auditor;
 use super::auth::Principal;
 use super::endpoint_lists::{CachedList, EndpointLists, ListBuilder, MAX_CACHED_ENDPOINTS};
+use super::version_reads::VersionReads;
 use crate::access::{Operation, Target};
 use crate::audit::AuditEntry;
 use crate::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
@@ -27,6 +28,8 @@ pub struct EndpointService {
     pub audit: Arc<Auditor>,
     /// Serialized lists, served while the store's list version is unchanged.
     pub lists: Arc<EndpointLists>,
+    /// The version reads behind them, shared by requests that arrive together.
+    pub versions: VersionReads,
 }
 
 /// The whole list of an enterprise, as `GET /api/endpoints` answers it.
@@ -55,7 +58,7 @@ impl EndpointService {
     pub async fn whole_list(&self, principal: &Principal) -> Result<WholeList> {
         principal.authorize(Operation::ListEndpoints, Target::Enterprise)?;
         let enterprise = &principal.enterprise_id;
-        let Some(version) = self.endpoints.endpoint_list_version(enterprise).await? else {
+        let Some(version) = self.list_version(enterprise).await? else {
             // The caller's enterprise is gone: nothing to list.
             return Ok(WholeList::Complete(Arc::new(ListBuilder::new(0).finish())));
         };
@@ -84,10 +87,20 @@ impl EndpointService {
         let list = Arc::new(list.finish());
         // Kept only if no write committed while the pages were read: then the bytes are
         // exactly the list at `version`.
-        if self.endpoints.endpoint_list_version(enterprise).await? == Some(version) {
+        if self.list_version(enterprise).await? == Some(version) {
             self.lists.put(enterprise, list.clone());
         }
         Ok(WholeList::Complete(list))
+    }
+
+    /// The enterprise's list version, from a read sent after this call began (shared with
+    /// concurrent callers; see `version_reads`).
+    async fn list_version(&self, enterprise: &EnterpriseId) -> Result<Option<u64>> {
+        self.versions
+            .read(enterprise, || {
+                self.endpoints.endpoint_list_version(enterprise)
+            })
+            .await
     }
 
     /// One endpoint: its bytes in the current cached list if there is one (one version read),
@@ -95,7 +108,7 @@ impl EndpointService {
     pub async fn get_one(&self, principal: &Principal, id: &EndpointId) -> Result<OneEndpoint> {
         principal.authorize(Operation::GetEndpoint, Target::Endpoint(id))?;
         let enterprise = &principal.enterprise_id;
-        let version = self.endpoints.endpoint_list_version(enterprise).await?;
+        let version = self.list_version(enterprise).await?;
         if let Some(list) = version.and_then(|v| self.lists.get(enterprise, v)) {
             // The cached list is the whole current list: absent from it is absent.
             let range = list.row(id).ok_or_else(|| id.not_found())?;
@@ -472,6 +485,7 @@ mod tests {
                 clock: Arc::new(crate::system::SystemClock),
             }),
             lists: Arc::default(),
+            versions: Default::default(),
         };
         (svc, principal, store)
     }

@@ -20,6 +20,7 @@ pub mod pairing;
 pub mod snapshots;
 pub mod status_writes;
 pub mod tokens;
+pub mod version_reads;
 
 use crate::calendar::meeting::MeetingRules;
 use crate::cluster::{ClusterEvent, EventBus, EventSink, ListenerLinks};
@@ -216,6 +217,7 @@ impl Services {
                 lists: Arc::new(endpoint_lists::EndpointLists::with_budget(
                     policies.endpoint_list_cache_bytes.0,
                 )),
+                versions: Default::default(),
             }),
             listeners: Arc::new(listeners::ListenerAdmin {
                 listeners: store.clone(),
