@@ -13,6 +13,7 @@
 //! wait has a deadline, and all traffic stays on 127.0.0.1.
 
 pub mod calendars;
+mod cpu;
 pub mod links;
 pub mod listener;
 mod pairs;

@@ -1,5 +1,6 @@
 //! The pairs of `docs/benchmarks.md`: each runs A B A B ... and becomes rows of the table.
 
+use super::cpu;
 use super::procs::{self, Service};
 use super::report::{Report, Row, Verdict, median, num};
 use super::wrk::{self, Load};
@@ -280,6 +281,18 @@ impl Lab {
         Ok((service, address))
     }
 
+    /// Transactions committed and rolled back in the benchmark's database so far.
+    fn transactions(&self) -> Option<u64> {
+        psql(
+            &self.scratch,
+            BENCH_DB,
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()",
+        )
+        .ok()?
+        .parse()
+        .ok()
+    }
+
     /// Alternates A and B `rounds` times after a short warm-up of each; compares req/s.
     #[allow(clippy::too_many_arguments)]
     fn throughput_pair(
@@ -304,13 +317,34 @@ impl Lab {
         warm_up(&b)?.checked(&format!("pair {pair} {b_name} warm-up"))?;
         let (mut rates_a, mut rates_b) = (Vec::new(), Vec::new());
         let (mut p99_a, mut p99_b) = (Vec::new(), Vec::new());
+        let (mut cpu_a, mut cpu_b) = (Vec::new(), Vec::new());
+        let (mut xacts_a, mut xacts_b) = (Vec::new(), Vec::new());
+        let requests = |rate: f64, load: &Load| rate * load.duration.as_secs_f64();
         for _ in 0..self.options.rounds {
+            // psql runs outside the CPU windows: it is a child of this process, as wrk is.
+            let x0 = self.transactions();
+            let u0 = cpu::Usage::now();
             let run_a = a
                 .run(&self.scratch)?
                 .checked(&format!("pair {pair} roomlink"))?;
+            let u1 = cpu::Usage::now();
+            let x1 = self.transactions();
+            let u2 = cpu::Usage::now();
             let run_b = b
                 .run(&self.scratch)?
                 .checked(&format!("pair {pair} {b_name}"))?;
+            let u3 = cpu::Usage::now();
+            let x2 = self.transactions();
+            let (n_a, n_b) = (
+                requests(run_a.requests_per_sec, &a),
+                requests(run_b.requests_per_sec, &b),
+            );
+            cpu_a.push(u1.per_request_since(&u0, n_a));
+            cpu_b.push(u3.per_request_since(&u2, n_b));
+            if let (Some(x0), Some(x1), Some(x2)) = (x0, x1, x2) {
+                xacts_a.push(x1.saturating_sub(x0) as f64 / n_a.max(1.0));
+                xacts_b.push(x2.saturating_sub(x1) as f64 / n_b.max(1.0));
+            }
             rates_a.push(run_a.requests_per_sec);
             rates_b.push(run_b.requests_per_sec);
             p99_a.push(run_a.p99_ms);
@@ -322,6 +356,16 @@ impl Lab {
         report.samples(&format!("pair {pair} {b_name} p99"), "ms", &p99_b);
         let (ma, mb) = medians(&rates_a, &rates_b)?;
         let (pa, pb) = medians(&p99_a, &p99_b)?;
+        report.notes.push(format!(
+            "pair {pair}: CPU per request (all its processes, medians of the rounds): roomlink side {}; {b_name} side {}",
+            cpu::describe(&cpu::median_per_request(&cpu_a)),
+            cpu::describe(&cpu::median_per_request(&cpu_b)),
+        ));
+        if let (Some(xa), Some(xb)) = (median(&xacts_a), median(&xacts_b)) {
+            report.notes.push(format!(
+                "pair {pair}: PostgreSQL transactions per request (pg_stat_database, which lags up to a second): roomlink side {xa:.2}; {b_name} side {xb:.2}"
+            ));
+        }
         self.profile(report, pair, what, roomlink_pid, || {
             a.run(&self.scratch)?
                 .checked(&format!("pair {pair} roomlink, profiled"))

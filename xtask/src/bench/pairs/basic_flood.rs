@@ -2,6 +2,7 @@
 //! roomlink of its own with the verified-password cache off, and Basic throughput with it on.
 
 use super::*;
+use crate::bench::cpu::CpuTimes;
 
 impl Lab {
     /// Pair 6: the two goal rows against a roomlink started with the verified-password cache
@@ -191,18 +192,25 @@ impl Lab {
         )
         .map_err(|e| e.to_string())?;
         let probe = Load::get(url, 4, d).script(probe_script);
-        let flood = self.basic_flood(setup, &address, id, d + Duration::from_secs(2));
+        let flood = self.basic_flood(setup, &address, id, d + FLOOD_EXTRA);
 
         probe.run(&self.scratch)?.checked("pair 6 token warm-up")?;
         let (mut alone, mut flooded, mut basic_rates) = (Vec::new(), Vec::new(), Vec::new());
-        let mut basic_p99 = Vec::new();
+        let (mut basic_p99, mut probe_busy) = (Vec::new(), Vec::new());
         for round in 0..self.options.rounds {
+            let before = CpuTimes::now();
             alone.push(
                 probe
                     .run(&self.scratch)?
                     .checked("pair 6 token alone")?
                     .p99_ms,
             );
+            if let Some(share) = CpuTimes::now()
+                .zip(before)
+                .and_then(|(after, before)| after.busy_share_since(&before))
+            {
+                probe_busy.push(100.0 * share);
+            }
             let mut running = Service::start(
                 "wrk (Basic flood)",
                 flood.command(),
@@ -242,6 +250,11 @@ impl Lab {
         report.samples("pair 6 token p99 under the Basic flood", "ms", &flooded);
         report.samples("pair 6 Basic req/s during the flood", "req/s", &basic_rates);
         report.samples("pair 6 Basic p99 during the flood", "ms", &basic_p99);
+        report.samples(
+            "pair 6 cores busy during the token probe alone (all processes)",
+            "%",
+            &probe_busy,
+        );
         let (m_alone, m_flooded) = medians(&alone, &flooded)?;
         let m_basic = median(&basic_rates).ok_or("no samples")?;
         let m_basic_p99 = median(&basic_p99).ok_or("no samples")?;
@@ -251,6 +264,19 @@ impl Lab {
              the token probe is wrk -c4 with 2 ms between requests per connection, the flood wrk -c{} with Basic credentials on the same route",
             PASSWORD_CACHE_OFF.0, PASSWORD_CACHE_OFF.1, flood.connections
         ));
+        if let Some(busy) = median(&probe_busy) {
+            // The probe runs during the flood too (all of it but `FLOOD_EXTRA`), at normal
+            // priority: the verifies get what it leaves.
+            let overlap = d.as_secs_f64() / (d + FLOOD_EXTRA).as_secs_f64();
+            let ceiling = ideal * (1.0 - overlap * busy / 100.0);
+            report.notes.push(format!(
+                "pair 6: the token probe alone kept {busy:.0} % of the cores busy (roomlink, PostgreSQL and wrk together, from /proc/stat); \
+                 running beside it for {:.0} % of the flood, the flood's verifies can have at most the rest: {} req/s, {:.0} % of cores / one verify",
+                100.0 * overlap,
+                num(ceiling),
+                100.0 * ceiling / ideal
+            ));
+        }
         if m_basic > 1.5 * ideal {
             report.notes.push(format!(
                 "pair 6: **the flood ran at {:.1}x of what one bcrypt verify per request allows**: the roomlink meant to have \
@@ -283,6 +309,10 @@ impl Lab {
         ])
     }
 }
+
+/// The flood runs this much longer than the probe: it starts a second before and ends about a
+/// second after.
+const FLOOD_EXTRA: Duration = Duration::from_secs(2);
 
 /// Pair 6's roomlink: no cache of recently verified Basic credentials (default 60 s), so
 /// every Basic request is a bcrypt verify.
