@@ -10,7 +10,7 @@
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::ids::{EndpointId, EnterpriseId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
@@ -121,10 +121,33 @@ struct Entries {
     puts: u64,
 }
 
+/// Lists being built for `GET` of one endpoint, and lists found too long to keep.
+#[derive(Default)]
+struct Builds {
+    running: HashSet<EnterpriseId>,
+    too_long: HashSet<EnterpriseId>,
+}
+
 /// The cached lists of every enterprise, within a budget of bytes.
 pub struct EndpointLists {
     entries: Mutex<Entries>,
+    builds: Mutex<Builds>,
     budget: usize,
+}
+
+/// The right to build one enterprise's list for a `GET` of one of its endpoints; given up when
+/// dropped.
+pub struct BuildTurn<'a> {
+    lists: &'a EndpointLists,
+    enterprise: EnterpriseId,
+}
+
+impl Drop for BuildTurn<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut builds) = self.lists.builds.lock() {
+            builds.running.remove(&self.enterprise);
+        }
+    }
 }
 
 impl Default for EndpointLists {
@@ -138,6 +161,7 @@ impl EndpointLists {
     pub fn with_budget(budget: usize) -> Self {
         EndpointLists {
             entries: Mutex::default(),
+            builds: Mutex::default(),
             budget,
         }
     }
@@ -149,12 +173,41 @@ impl EndpointLists {
         (entry.list.version == version).then(|| entry.list.clone())
     }
 
+    /// Whether a `GET` of one endpoint, finding no current list, should build it: when nobody
+    /// builds it already (the others read their row meanwhile), the cache is on, and the last
+    /// build was not too long to keep. A list is only ever built by one such request at a time.
+    pub fn start_build(&self, enterprise: &EnterpriseId) -> Option<BuildTurn<'_>> {
+        if self.budget == 0 {
+            return None;
+        }
+        let mut builds = self.builds.lock().ok()?;
+        if builds.too_long.contains(enterprise) || !builds.running.insert(enterprise.clone()) {
+            return None;
+        }
+        Some(BuildTurn {
+            lists: self,
+            enterprise: enterprise.clone(),
+        })
+    }
+
+    /// The enterprise's list was too long to keep (more than [`MAX_CACHED_ENDPOINTS`], or over
+    /// the budget): `GET` of one endpoint stops building it until a list of it fits again.
+    pub fn note_too_long(&self, enterprise: &EnterpriseId) {
+        if let Ok(mut builds) = self.builds.lock() {
+            builds.too_long.insert(enterprise.clone());
+        }
+    }
+
     /// Keeps `list` (built at a version confirmed unchanged after its rows were read),
     /// replacing the enterprise's previous one; the oldest lists go when the budget is spent.
     pub fn put(&self, enterprise: &EnterpriseId, list: Arc<CachedList>) {
         let weight = list.weight();
         if weight > self.budget {
+            self.note_too_long(enterprise);
             return;
+        }
+        if let Ok(mut builds) = self.builds.lock() {
+            builds.too_long.remove(enterprise);
         }
         let Ok(mut entries) = self.entries.lock() else {
             return;

@@ -65,6 +65,12 @@ impl EndpointService {
         if let Some(list) = self.lists.get(enterprise, version) {
             return Ok(WholeList::Complete(list));
         }
+        self.build_list(enterprise, version).await
+    }
+
+    /// The whole list read page by page, `version` having been read before the first page;
+    /// cached when it fits and nothing was written meanwhile.
+    async fn build_list(&self, enterprise: &EnterpriseId, version: u64) -> Result<WholeList> {
         let mut list = ListBuilder::new(version);
         let mut after = None;
         loop {
@@ -76,6 +82,7 @@ impl EndpointService {
             match page.next {
                 None => break,
                 Some(next) if list.len() >= MAX_CACHED_ENDPOINTS => {
+                    self.lists.note_too_long(enterprise);
                     return Ok(WholeList::Streaming {
                         head: list.into_head(),
                         next,
@@ -104,13 +111,23 @@ impl EndpointService {
     }
 
     /// One endpoint: its bytes in the current cached list if there is one (one version read),
-    /// else read from the store.
+    /// else from a list this request builds, else read from the store.
     pub async fn get_one(&self, principal: &Principal, id: &EndpointId) -> Result<OneEndpoint> {
         principal.authorize(Operation::GetEndpoint, Target::Endpoint(id))?;
         let enterprise = &principal.enterprise_id;
         let version = self.list_version(enterprise).await?;
         if let Some(list) = version.and_then(|v| self.lists.get(enterprise, v)) {
             // The cached list is the whole current list: absent from it is absent.
+            let range = list.row(id).ok_or_else(|| id.not_found())?;
+            return Ok(OneEndpoint::Cached(list, range));
+        }
+        // No current list (none built yet, or a write since): one request builds it, so that
+        // the reads after it come from memory; the others read their row meanwhile. The list's
+        // pages are read after this request arrived, so its row in them is current.
+        if let Some(version) = version
+            && let Some(_turn) = self.lists.start_build(enterprise)
+            && let WholeList::Complete(list) = self.build_list(enterprise, version).await?
+        {
             let range = list.row(id).ok_or_else(|| id.not_found())?;
             return Ok(OneEndpoint::Cached(list, range));
         }
@@ -579,5 +596,70 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Invalid);
+    }
+
+    /// The bytes `get_one` answered, when they came from a list in memory.
+    fn cached_bytes(one: OneEndpoint) -> Option<String> {
+        match one {
+            OneEndpoint::Cached(list, range) => {
+                Some(String::from_utf8(list.json()[range].to_vec()).unwrap())
+            }
+            OneEndpoint::Read(_) => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn one_endpoint_builds_the_list_and_the_next_write_is_seen() {
+        let (svc, who, _) = service(5).await;
+        let a = svc
+            .insert(&who, json!({"name": "A"}).as_object().unwrap())
+            .await
+            .unwrap();
+        svc.insert(&who, json!({"name": "B"}).as_object().unwrap())
+            .await
+            .unwrap();
+        // No list was cached: this request builds it and answers from it.
+        let first = cached_bytes(svc.get_one(&who, a.id()).await.unwrap()).unwrap();
+        assert!(first.contains(r#""name":"A""#), "{first}");
+        assert!(
+            !first.contains(r#""name":"B""#),
+            "one endpoint's object: {first}"
+        );
+        svc.patch(&who, a.id(), json!({"name": "A2"}))
+            .await
+            .unwrap();
+        // The write moved the version: the list is built again, with the write in it.
+        let after = cached_bytes(svc.get_one(&who, a.id()).await.unwrap()).unwrap();
+        assert!(after.contains(r#""name":"A2""#), "{after}");
+        // Absent from the current list is absent.
+        let missing = EndpointId::from_trusted("nope".into());
+        let e = svc.get_one(&who, &missing).await.err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+    }
+
+    #[tokio::test]
+    async fn without_a_cache_one_endpoint_is_read_from_the_store() {
+        let (mut svc, who, _) = service(5).await;
+        svc.lists = Arc::new(EndpointLists::with_budget(0));
+        let a = svc
+            .insert(&who, json!({"name": "A"}).as_object().unwrap())
+            .await
+            .unwrap();
+        match svc.get_one(&who, a.id()).await.unwrap() {
+            OneEndpoint::Read(e) => assert_eq!(e.id(), a.id()),
+            OneEndpoint::Cached(..) => panic!("no list may be built with the cache off"),
+        }
+    }
+
+    #[test]
+    fn one_build_of_an_enterprises_list_at_a_time() {
+        let lists = EndpointLists::default();
+        let ent = EnterpriseId::from_trusted("ent".into());
+        let turn = lists.start_build(&ent).unwrap();
+        assert!(lists.start_build(&ent).is_none(), "a build is running");
+        drop(turn);
+        assert!(lists.start_build(&ent).is_some(), "the turn was given up");
+        lists.note_too_long(&ent);
+        assert!(lists.start_build(&ent).is_none(), "too long to keep");
     }
 }
