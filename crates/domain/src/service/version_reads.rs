@@ -205,17 +205,26 @@ mod tests {
         }
     }
 
+    /// A request reading `enterprise`'s version through `gate`, started and given time to
+    /// reach its read or its place in the queue.
+    async fn start_read(
+        reads: &Arc<VersionReads>,
+        gate: &Gate,
+        enterprise: EnterpriseId,
+    ) -> tokio::task::JoinHandle<Result<Option<u64>>> {
+        let (reads, gate) = (reads.clone(), gate.clone());
+        let task = tokio::spawn(async move { reads.read(&enterprise, || gate.read()).await });
+        settle().await;
+        task
+    }
+
     #[tokio::test]
     async fn requests_arriving_during_a_read_share_the_next_one() {
         let reads = Arc::new(VersionReads::default());
         let gate = Gate::new();
         let mut tasks = Vec::new();
         for _ in 0..10 {
-            let (reads, gate) = (reads.clone(), gate.clone());
-            tasks.push(tokio::spawn(async move {
-                reads.read(&acme(), || gate.read()).await
-            }));
-            settle().await;
+            tasks.push(start_read(&reads, &gate, acme()).await);
         }
         // The first read is in flight; the other nine queued behind it.
         assert_eq!(gate.sent(), 1);
@@ -238,16 +247,8 @@ mod tests {
     async fn a_cancelled_leader_hands_over() {
         let reads = Arc::new(VersionReads::default());
         let gate = Gate::new();
-        let leader = {
-            let (reads, gate) = (reads.clone(), gate.clone());
-            tokio::spawn(async move { reads.read(&acme(), || gate.read()).await })
-        };
-        settle().await;
-        let follower = {
-            let (reads, gate) = (reads.clone(), gate.clone());
-            tokio::spawn(async move { reads.read(&acme(), || gate.read()).await })
-        };
-        settle().await;
+        let leader = start_read(&reads, &gate, acme()).await;
+        let follower = start_read(&reads, &gate, acme()).await;
         leader.abort();
         settle().await;
         // The queued request leads now; its read is the second.
@@ -266,11 +267,7 @@ mod tests {
         };
         let mut tasks = Vec::new();
         for _ in 0..3 {
-            let (reads, gate) = (reads.clone(), gate.clone());
-            tasks.push(tokio::spawn(async move {
-                reads.read(&acme(), || gate.read()).await
-            }));
-            settle().await;
+            tasks.push(start_read(&reads, &gate, acme()).await);
         }
         gate.permits.add_permits(4);
         let answers: Vec<_> = futures::future::join_all(tasks).await;
@@ -294,20 +291,8 @@ mod tests {
     async fn enterprises_do_not_share() {
         let reads = Arc::new(VersionReads::default());
         let gate = Gate::new();
-        let a = {
-            let (reads, gate) = (reads.clone(), gate.clone());
-            tokio::spawn(async move { reads.read(&acme(), || gate.read()).await })
-        };
-        settle().await;
-        let b = {
-            let (reads, gate) = (reads.clone(), gate.clone());
-            tokio::spawn(async move {
-                reads
-                    .read(&EnterpriseId::from_trusted("globex".into()), || gate.read())
-                    .await
-            })
-        };
-        settle().await;
+        let a = start_read(&reads, &gate, acme()).await;
+        let b = start_read(&reads, &gate, EnterpriseId::from_trusted("globex".into())).await;
         // Both reads are in flight at once.
         assert_eq!(gate.sent(), 2);
         gate.permits.add_permits(2);
