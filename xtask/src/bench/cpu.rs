@@ -145,8 +145,10 @@ fn stat_times(stat: &str) -> Option<(&str, u64, u64)> {
 
 /// `roomlink 61 µs + postgres 24 µs + wrk 17 µs = 102 µs`, from per-request figures.
 pub(super) fn describe(per_request: &[(&'static str, f64)]) -> String {
+    // Processes idle on this side (a tick or two of background work) would only clutter.
     let parts: Vec<String> = per_request
         .iter()
+        .filter(|(_, us)| *us >= 0.5)
         .map(|(name, us)| format!("{name} {us:.0} µs"))
         .collect();
     let total: f64 = per_request.iter().map(|(_, us)| us).sum();
