@@ -203,9 +203,11 @@ fn main() -> ExitCode {
             return ExitCode::from(admin::EXIT_REFUSED);
         }
     };
-    init_logging(&settings);
+    let log = init_logging(&settings);
     let outcome = actix_web::rt::System::new()
         .block_on(run(cli.command.unwrap_or(Command::Serve), &settings));
+    // Every queued log line out before the last word.
+    drop(log);
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
