@@ -6,8 +6,8 @@ use super::report::{Report, Row, Verdict, median, num};
 use super::wrk::{self, Load};
 use super::{
     ANON_ROLE, BENCH_DB, BIG_ROWS, CONNECTIONS, CSV_ROWS, Database, ENDPOINTS, HTTP_TIMEOUT, Lab,
-    POOL, SETUP_TIMEOUT, Setup, free_port, hex, ids, psql, psql_command, room_address, sql_row_id,
-    wait_http,
+    PG_ADDRESS, PG_PORT, POOL, SETUP_TIMEOUT, Setup, free_port, hex, ids, psql, psql_command,
+    room_address, sql_row_id, wait_http,
 };
 use crate::{http, json};
 use std::fmt::Write as _;
@@ -628,6 +628,7 @@ impl Lab {
             p99_a.push(run_a.p99_ms);
             p99_b.push(run_b.p99_ms);
         }
+        self.note_pg_round_trip(report, setup, id, d);
         report.samples("pair 5 join through roomlink, p50", "ms", &la);
         report.samples("pair 5 join straight to the simulator, p50", "ms", &lb);
         report.samples("pair 5 join through roomlink, p99", "ms", &p99_a);
@@ -656,6 +657,85 @@ impl Lab {
             },
         }
         .with_p99(pa, Some(pb)))
+    }
+
+    /// Pair 5's yardstick: one PostgreSQL round trip of the join's read (the endpoint with its
+    /// enterprise's key and its listener), from pgbench on one connection, one after another,
+    /// as the join sends it. A join makes two round trips (this read, and the write of its
+    /// status with the audit entry); the note says what one costs on this machine.
+    fn note_pg_round_trip(&self, report: &mut Report, setup: &Setup, id: &str, d: Duration) {
+        let measured = (|| -> Result<(f64, f64), String> {
+            let script = self.scratch.join("command-read.sql");
+            std::fs::write(
+                &script,
+                format!(
+                    "SELECT e.*, en.public_key, l.* FROM endpoints e \
+                     JOIN enterprises en ON en.id = e.enterprise_id \
+                     LEFT JOIN listener_services l ON l.id = e.listener_service_id AND l.enterprise_id = e.enterprise_id \
+                     WHERE e.enterprise_id = '{}' AND e.id = '{id}';\n",
+                    setup.enterprise_id
+                ),
+            )
+            .map_err(|e| e.to_string())?;
+            let log_prefix = self.scratch.join("pgbench-command-read");
+            let mut command = Command::new("pgbench");
+            command
+                .args([
+                    "-n",
+                    "-c",
+                    "1",
+                    "-j",
+                    "1",
+                    "-T",
+                    &d.as_secs().max(1).to_string(),
+                ])
+                .args(["-h", PG_ADDRESS, "-p", PG_PORT, "-U", "postgres", "-f"])
+                .arg(&script)
+                .arg("--log")
+                .arg(format!("--log-prefix={}", log_prefix.display()))
+                .arg(BENCH_DB)
+                .current_dir(&self.scratch);
+            procs::run(command, None, d + Duration::from_secs(30), &self.scratch)?
+                .ok("pgbench (one round trip of the join's read)")?;
+            // One line per transaction: client, number, latency in µs, ...
+            let mut latencies: Vec<f64> = Vec::new();
+            for entry in std::fs::read_dir(&self.scratch).map_err(|e| e.to_string())? {
+                let path = entry.map_err(|e| e.to_string())?.path();
+                let name = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default();
+                if name.starts_with("pgbench-command-read.") {
+                    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+                    latencies.extend(
+                        text.lines()
+                            .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
+                            .map(|us| us / 1000.0),
+                    );
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            latencies.sort_by(f64::total_cmp);
+            let at = |q: f64| {
+                latencies
+                    .get(
+                        ((latencies.len() as f64 * q) as usize)
+                            .min(latencies.len().saturating_sub(1)),
+                    )
+                    .copied()
+            };
+            at(0.5)
+                .zip(at(0.99))
+                .ok_or_else(|| "pgbench logged no transaction".to_owned())
+        })();
+        report.notes.push(match measured {
+            Ok((p50, p99)) => format!(
+                "pair 5: one PostgreSQL round trip of the join's read (pgbench -c1, one after another, {} s): p50 {p50:.2} ms, p99 {p99:.2} ms; \
+                 a join makes two round trips (that read; the status and audit write) besides its call to the listener",
+                d.as_secs()
+            ),
+            Err(why) => format!("pair 5: the PostgreSQL round trip was not measured: {why}"),
+        });
     }
 
     fn pair_memory(&self, report: &mut Report, setup: &Setup) -> Result<Vec<Row>, String> {

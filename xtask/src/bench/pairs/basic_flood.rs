@@ -143,6 +143,26 @@ impl Lab {
         .with_p99(p99, None))
     }
 
+    /// One `bench-peer bcrypt` process per core at nice 19, hashing until stopped: every core
+    /// as busy with bcrypt as pair 6's flood keeps roomlink's hashing threads (nice 19 too), but
+    /// outside roomlink, with no request to roomlink beyond the probe's.
+    fn outside_hashing(&self, round: u32) -> Result<Vec<Service>, String> {
+        (0..self.cores)
+            .map(|core| {
+                let mut command = Command::new("nice");
+                command.arg("-n").arg("19").arg(self.bin.join("bench-peer"));
+                command.args(["bcrypt", "--cost", "16", "--iterations", "1000"]);
+                Service::start(
+                    "bench-peer bcrypt (outside hashing)",
+                    command,
+                    &self
+                        .logs
+                        .join(format!("outside-hashing-{round}-{core}.log")),
+                )
+            })
+            .collect()
+    }
+
     /// Basic requests per second all cores can verify, one verify taking `verify_ms`.
     fn verifies_per_sec(&self, verify_ms: f64) -> f64 {
         self.cores as f64 * 1000.0 / verify_ms
@@ -196,7 +216,7 @@ impl Lab {
 
         probe.run(&self.scratch)?.checked("pair 6 token warm-up")?;
         let (mut alone, mut flooded, mut basic_rates) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut basic_p99, mut probe_busy) = (Vec::new(), Vec::new());
+        let (mut basic_p99, mut probe_busy, mut outside) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..self.options.rounds {
             let before = CpuTimes::now();
             alone.push(
@@ -226,6 +246,16 @@ impl Lab {
             flooded.push(under.p99_ms);
             basic_rates.push(flood_report.requests_per_sec);
             basic_p99.push(flood_report.p99_ms);
+
+            let hashing = self.outside_hashing(round)?;
+            sleep(Duration::from_secs(1));
+            let beside = probe.run(&self.scratch);
+            drop(hashing);
+            outside.push(
+                beside?
+                    .checked("pair 6 token beside outside hashing")?
+                    .p99_ms,
+            );
         }
         self.profile(
             report,
@@ -248,6 +278,11 @@ impl Lab {
         );
         report.samples("pair 6 token p99 alone", "ms", &alone);
         report.samples("pair 6 token p99 under the Basic flood", "ms", &flooded);
+        report.samples(
+            "pair 6 token p99 beside bcrypt outside roomlink (nice 19, every core)",
+            "ms",
+            &outside,
+        );
         report.samples("pair 6 Basic req/s during the flood", "req/s", &basic_rates);
         report.samples("pair 6 Basic p99 during the flood", "ms", &basic_p99);
         report.samples(
@@ -256,6 +291,7 @@ impl Lab {
             &probe_busy,
         );
         let (m_alone, m_flooded) = medians(&alone, &flooded)?;
+        let m_outside = median(&outside).ok_or("no samples")?;
         let m_basic = median(&basic_rates).ok_or("no samples")?;
         let m_basic_p99 = median(&basic_p99).ok_or("no samples")?;
         let ideal = self.verifies_per_sec(verify_ms);
@@ -292,6 +328,21 @@ impl Lab {
                 format!("{} ms (alone)", num(m_alone)),
                 m_flooded / m_alone,
             ),
+            // The machine's own share of the flood's tail: the same probe while every core is
+            // as busy hashing as under the flood, but with the hashing outside roomlink.
+            Row {
+                pair: "6".into(),
+                what: format!(
+                    "token GET p99 beside bcrypt outside roomlink ({} nice-19 `bench-peer bcrypt` processes, no flood) vs alone",
+                    self.cores
+                ),
+                roomlink: format!("{} ms (beside)", num(m_outside)),
+                other: format!("{} ms (alone)", num(m_alone)),
+                result: format!("{:.2}x", m_outside / m_alone),
+                p99: "-".into(),
+                goal: "-".into(),
+                verdict: Verdict::NoGoal,
+            },
             Row {
                 goal: share_goal(GOAL_6_BASIC_SHARE),
                 verdict: if m_basic >= GOAL_6_BASIC_SHARE * ideal {
