@@ -361,12 +361,17 @@ pub struct LogWriter {
     _writer: tracing_appender::non_blocking::WorkerGuard,
 }
 
+/// Log lines queued for the writer thread at most. The queue is allocated whole at start (32
+/// bytes a line); tracing-appender's default of 128,000 took 4 MiB of resident memory.
+const LOG_QUEUE_LINES: usize = 8_192;
+
 /// Sets up logging: human-readable or JSON lines, filtered by `log.level` (or `RUST_LOG`).
 ///
 /// Lines go to standard error through a thread of their own, which writes whatever is queued in
 /// one go and flushes whenever the queue is empty, so a request's thread neither waits for a
 /// write(2) nor contends for stderr's lock (about 5 % of a cached GET's CPU, docs/benchmarks.md).
-/// Nothing is dropped: past 128,000 queued lines a logging thread waits for the writer.
+/// Nothing is dropped: past [`LOG_QUEUE_LINES`] queued lines a logging thread waits for the
+/// writer.
 pub fn init_logging(settings: &Settings) -> LogWriter {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env()
@@ -376,6 +381,7 @@ pub fn init_logging(settings: &Settings) -> LogWriter {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
+        .buffered_lines_limit(LOG_QUEUE_LINES)
         .thread_name("roomlink-log")
         .finish(std::io::BufWriter::new(std::io::stderr()));
     let builder = tracing_subscriber::fmt()
