@@ -3,10 +3,9 @@
 //! A hash takes tens of milliseconds of one core by design. Run at normal priority, a flood of
 //! Basic-auth requests would take every core from the workers answering token requests; at
 //! nice 19 the hashes mostly use what the workers leave. Linux's `SCHED_IDLE` policy was tried
-//! instead and measured worse in the tail (token p99 under a flood 138-329 ms against 26-71 ms
-//! at nice 19 on the same day; docs/benchmarks.md, pair 6). My reading, not proven: a thread that
-//! runs only when no other wants a core can hold a lock (an allocator arena's, say) that a
-//! worker then waits for.
+//! instead, twice (docs/benchmarks.md, pair 6, rounds two and four), and never measured better:
+//! on the reference machine any CPU-bound work on every core, at either priority and even in
+//! another process, puts the token tail where the flood puts it, so the simpler policy stays.
 //!
 //! The queue is bounded: a job beyond [`HashPool::max_waiting`] is refused at once
 //! ([`Refused::Busy`]) rather than queued for seconds. A job whose requester has gone (client
