@@ -13,6 +13,7 @@
 //! Figures are printed, never asserted and never written into the docs.
 
 use super::procs::{Service, admin, listening_line, memory_kb, roomlink};
+use super::report::quantile;
 use crate::{http, json};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -62,15 +63,6 @@ fn options(args: &[String]) -> Result<Options, String> {
         }
     }
     Ok(o)
-}
-
-/// The value at quantile `q` (0..=1) of `sorted`, nearest rank.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// The `id` of every listener in a `GET /api/listenerservices` answer whose `connected` is true.
@@ -431,15 +423,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quantiles_by_nearest_rank() {
-        let values: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(quantile(&values, 0.5), 50.0);
-        assert_eq!(quantile(&values, 0.99), 99.0);
-        assert_eq!(quantile(&[7.0], 0.99), 7.0);
-        assert!(quantile(&[], 0.5).is_nan());
-    }
 
     #[test]
     fn connected_listeners_are_read_from_the_list() {

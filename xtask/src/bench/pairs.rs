@@ -2,7 +2,7 @@
 
 use super::cpu;
 use super::procs::{self, Service};
-use super::report::{Report, Row, Verdict, median, num};
+use super::report::{Report, Row, Verdict, median, num, quantile};
 use super::wrk::{self, Load};
 use super::{
     ANON_ROLE, BENCH_DB, BIG_ROWS, CONNECTIONS, CSV_ROWS, Database, ENDPOINTS, HTTP_TIMEOUT, Lab,
@@ -664,71 +664,7 @@ impl Lab {
     /// as the join sends it. A join makes two round trips (this read, and the write of its
     /// status with the audit entry); the note says what one costs on this machine.
     fn note_pg_round_trip(&self, report: &mut Report, setup: &Setup, id: &str, d: Duration) {
-        let measured = (|| -> Result<(f64, f64), String> {
-            let script = self.scratch.join("command-read.sql");
-            std::fs::write(
-                &script,
-                format!(
-                    "SELECT e.*, en.public_key, l.* FROM endpoints e \
-                     JOIN enterprises en ON en.id = e.enterprise_id \
-                     LEFT JOIN listener_services l ON l.id = e.listener_service_id AND l.enterprise_id = e.enterprise_id \
-                     WHERE e.enterprise_id = '{}' AND e.id = '{id}';\n",
-                    setup.enterprise_id
-                ),
-            )
-            .map_err(|e| e.to_string())?;
-            let log_prefix = self.scratch.join("pgbench-command-read");
-            let mut command = Command::new("pgbench");
-            command
-                .args([
-                    "-n",
-                    "-c",
-                    "1",
-                    "-j",
-                    "1",
-                    "-T",
-                    &d.as_secs().max(1).to_string(),
-                ])
-                .args(["-h", PG_ADDRESS, "-p", PG_PORT, "-U", "postgres", "-f"])
-                .arg(&script)
-                .arg("--log")
-                .arg(format!("--log-prefix={}", log_prefix.display()))
-                .arg(BENCH_DB)
-                .current_dir(&self.scratch);
-            procs::run(command, None, d + Duration::from_secs(30), &self.scratch)?
-                .ok("pgbench (one round trip of the join's read)")?;
-            // One line per transaction: client, number, latency in µs, ...
-            let mut latencies: Vec<f64> = Vec::new();
-            for entry in std::fs::read_dir(&self.scratch).map_err(|e| e.to_string())? {
-                let path = entry.map_err(|e| e.to_string())?.path();
-                let name = path
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or_default();
-                if name.starts_with("pgbench-command-read.") {
-                    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-                    latencies.extend(
-                        text.lines()
-                            .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
-                            .map(|us| us / 1000.0),
-                    );
-                    let _ = std::fs::remove_file(&path);
-                }
-            }
-            latencies.sort_by(f64::total_cmp);
-            let at = |q: f64| {
-                latencies
-                    .get(
-                        ((latencies.len() as f64 * q) as usize)
-                            .min(latencies.len().saturating_sub(1)),
-                    )
-                    .copied()
-            };
-            at(0.5)
-                .zip(at(0.99))
-                .ok_or_else(|| "pgbench logged no transaction".to_owned())
-        })();
-        report.notes.push(match measured {
+        report.notes.push(match self.pg_round_trip_ms(setup, id, d) {
             Ok((p50, p99)) => format!(
                 "pair 5: one PostgreSQL round trip of the join's read (pgbench -c1, one after another, {} s): p50 {p50:.2} ms, p99 {p99:.2} ms; \
                  a join makes two round trips (that read; the status and audit write) besides its call to the listener",
@@ -736,6 +672,68 @@ impl Lab {
             ),
             Err(why) => format!("pair 5: the PostgreSQL round trip was not measured: {why}"),
         });
+    }
+
+    /// p50 and p99 in ms of the join's read sent by `pgbench -c1` for `d`.
+    fn pg_round_trip_ms(&self, setup: &Setup, id: &str, d: Duration) -> Result<(f64, f64), String> {
+        let script = self.scratch.join("command-read.sql");
+        std::fs::write(
+            &script,
+            format!(
+                "SELECT e.*, en.public_key, l.* FROM endpoints e \
+                 JOIN enterprises en ON en.id = e.enterprise_id \
+                 LEFT JOIN listener_services l ON l.id = e.listener_service_id AND l.enterprise_id = e.enterprise_id \
+                 WHERE e.enterprise_id = '{}' AND e.id = '{id}';\n",
+                setup.enterprise_id
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let log_prefix = "pgbench-command-read";
+        let mut command = Command::new("pgbench");
+        command
+            .args([
+                "-n",
+                "-c",
+                "1",
+                "-j",
+                "1",
+                "-T",
+                &d.as_secs().max(1).to_string(),
+            ])
+            .args(["-h", PG_ADDRESS, "-p", PG_PORT, "-U", "postgres", "-f"])
+            .arg(&script)
+            .arg("--log")
+            .arg(format!(
+                "--log-prefix={}",
+                self.scratch.join(log_prefix).display()
+            ))
+            .arg(BENCH_DB)
+            .current_dir(&self.scratch);
+        procs::run(command, None, d + Duration::from_secs(30), &self.scratch)?
+            .ok("pgbench (one round trip of the join's read)")?;
+        // pgbench writes PREFIX.PID, one line per transaction: client, number, latency in µs, ...
+        let mut latencies: Vec<f64> = Vec::new();
+        for entry in std::fs::read_dir(&self.scratch).map_err(|e| e.to_string())? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            let ours = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{log_prefix}.")));
+            if ours {
+                let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+                latencies.extend(
+                    text.lines()
+                        .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
+                        .map(|us| us / 1000.0),
+                );
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        if latencies.is_empty() {
+            return Err("pgbench logged no transaction".to_owned());
+        }
+        latencies.sort_by(f64::total_cmp);
+        Ok((quantile(&latencies, 0.5), quantile(&latencies, 0.99)))
     }
 
     fn pair_memory(&self, report: &mut Report, setup: &Setup) -> Result<Vec<Row>, String> {

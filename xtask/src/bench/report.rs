@@ -7,6 +7,15 @@ use std::path::Path;
 pub const BEGIN: &str = "<!-- bench-results:begin (written by `cargo xtask bench`) -->";
 pub const END: &str = "<!-- bench-results:end -->";
 
+/// The value at quantile `q` (0..=1) of `sorted`, nearest rank.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
 pub fn median(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
@@ -236,6 +245,15 @@ pub fn num(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        let values: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(quantile(&values, 0.5), 50.0);
+        assert_eq!(quantile(&values, 0.99), 99.0);
+        assert_eq!(quantile(&[7.0], 0.99), 7.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
 
     #[test]
     fn medians() {
