@@ -79,6 +79,11 @@ pub fn profile(
     if let Some(dir) = data.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
+    // Checked here rather than left to perf: its refusal is only seen by the timed check below,
+    // which a loaded machine can outlast.
+    if !Path::new(&format!("/proc/{pid}")).exists() {
+        return Err(format!("no process {pid} to profile"));
+    }
     let _ = std::fs::remove_file(data);
     let mut command = Command::new("perf");
     command
@@ -241,7 +246,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("xtask-profile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut ran = false;
-        // No such process (or no perf at all): either way an error, and no extra run.
+        // No such process: an error, and no extra run, however slow the machine.
         let outcome = profile(
             u32::MAX - 1,
             &dir.join("p.data"),
