@@ -56,12 +56,21 @@ pub struct CalendarService {
     pub mirror: CalendarMirror,
 }
 
-/// An enterprise's calendar account, opened for reading.
+/// An enterprise's calendars of one type, opened for reading.
 pub struct OpenAccount {
     pub enterprise_id: EnterpriseId,
+    pub calendar_type: CalendarType,
     /// The account's version (when it was last set): copies read with another are not used.
     pub stamp: i64,
-    pub account: CalendarAccount,
+    pub reader: AccountReader,
+}
+
+/// Who reads an enterprise's calendars.
+pub enum AccountReader {
+    /// roomlink, with the enterprise's account (its password opened).
+    Roomlink(CalendarAccount),
+    /// Each room's listener, with its own account: no enterprise account exists.
+    Listener,
 }
 
 impl CalendarService {
@@ -190,7 +199,8 @@ impl CalendarService {
     }
 
     /// The enterprise's account of `calendar_type` as a reader is to use it (its password
-    /// opened); `Invalid` when there is none or its host is no longer allowed.
+    /// opened), or the rooms' listeners for a type they read; `Invalid` when there is no
+    /// account or its host is no longer allowed.
     pub async fn reading_account(
         &self,
         enterprise: &EnterpriseId,
@@ -200,14 +210,9 @@ impl CalendarService {
             // No account: each room's listener reads the calendar with its own.
             return Ok(OpenAccount {
                 enterprise_id: enterprise.clone(),
+                calendar_type,
                 stamp: 0,
-                account: CalendarAccount {
-                    calendar_type,
-                    base_url: String::new(),
-                    username: None,
-                    token_url: None,
-                    secret: None,
-                },
+                reader: AccountReader::Listener,
             });
         }
         let account = self
@@ -235,14 +240,15 @@ impl CalendarService {
         };
         Ok(OpenAccount {
             enterprise_id: enterprise.clone(),
+            calendar_type,
             stamp: account.updated_at_ms,
-            account: CalendarAccount {
+            reader: AccountReader::Roomlink(CalendarAccount {
                 calendar_type,
                 token_url: account.token_url,
                 base_url: account.base_url,
                 username: account.username,
                 secret,
-            },
+            }),
         })
     }
 
@@ -275,10 +281,10 @@ impl CalendarService {
         to_ms: i64,
         since: Option<String>,
     ) -> Result<CalendarRead> {
-        if !through_listener(open.account.calendar_type) {
+        if let AccountReader::Roomlink(account) = &open.reader {
             return self
                 .reader
-                .events_since(&open.account, room.calendar_id, from_ms, to_ms, since)
+                .events_since(account, room.calendar_id, from_ms, to_ms, since)
                 .await;
         }
         let target = self
@@ -288,7 +294,7 @@ impl CalendarService {
             .transport
             .read_calendar(
                 &target,
-                open.account.calendar_type,
+                open.calendar_type,
                 room.calendar_id,
                 from_ms,
                 to_ms,
@@ -339,7 +345,7 @@ impl CalendarService {
         }
         let key = MirrorKey {
             enterprise_id: open.enterprise_id.clone(),
-            calendar_type: open.account.calendar_type,
+            calendar_type: open.calendar_type,
             calendar_id: calendar_id.to_owned(),
         };
         let since = match self
