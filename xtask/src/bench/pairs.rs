@@ -674,7 +674,9 @@ impl Lab {
         });
     }
 
-    /// p50 and p99 in ms of the join's read sent by `pgbench -c1` for `d`.
+    /// p50 and p99 in ms of the join's read sent by `pgbench -c1` for `d`. The SQL restates
+    /// the store's `command_context` (crates/store/src/endpoints.rs, diesel's DSL there); keep
+    /// the two in step.
     fn pg_round_trip_ms(&self, setup: &Setup, id: &str, d: Duration) -> Result<(f64, f64), String> {
         let script = self.scratch.join("command-read.sql");
         std::fs::write(
