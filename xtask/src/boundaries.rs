@@ -1,8 +1,9 @@
 //! `cargo xtask boundaries`: the architecture invariants of `docs/ARCHITECTURE.md` that a
 //! machine can check, each on what cargo and the compiler really see rather than on intentions:
 //!
-//! - **the domain is pure**: `cargo tree -p roomlink-domain -e normal` reaches none of
-//!   [`FORBIDDEN`] (web frameworks, database drivers, HTTP clients, async runtimes);
+//! - **the core is pure**: `cargo tree -p roomlink-domain -e normal` (and the same for
+//!   `roomlink-app`) reaches none of [`FORBIDDEN`] (web frameworks, database drivers, HTTP
+//!   clients, async runtimes);
 //! - **dependencies point inward**: every workspace crate has a layer in [`LAYERS`], and its
 //!   normal and build dependencies on workspace crates are the ones its layer allows (rules in
 //!   [`layers`]; read from `cargo metadata`). A crate missing from the table fails the check
@@ -21,10 +22,12 @@ use layers::Layer;
 use std::process::Command;
 
 /// Every workspace crate and its layer (see [`Layer`]). A new crate goes here, or the check fails.
-const LAYERS: [(&str, Layer); 16] = [
+const LAYERS: [(&str, Layer); 18] = [
     ("roomlink-domain", Layer::Core),
+    ("roomlink-app", Layer::Application),
+    ("roomlink-memory-store", Layer::TestSupport),
     ("roomlink-store", Layer::Adapter),
-    ("roomlink-http", Layer::Adapter),
+    ("roomlink-http", Layer::Driving),
     ("roomlink-crypto", Layer::Adapter),
     ("roomlink-platform", Layer::Adapter),
     ("roomlink-listener-client", Layer::Adapter),
@@ -40,7 +43,7 @@ const LAYERS: [(&str, Layer); 16] = [
     ("xtask", Layer::StdOnly),
 ];
 
-/// Crates the domain must never reach through its normal dependencies.
+/// Crates the domain and the application must never reach through their normal dependencies.
 const FORBIDDEN: [&str; 9] = [
     "actix-web",
     "actix-rt",
@@ -77,26 +80,27 @@ pub fn check() -> Result<(), String> {
     }
 }
 
+/// The crates that must stay free of I/O frameworks: the core and the application.
+const PURE: [&str; 2] = ["roomlink-domain", "roomlink-app"];
+
 fn domain_purity() -> Result<(), String> {
-    let tree = cargo(&[
-        "tree",
-        "-p",
-        "roomlink-domain",
-        "-e",
-        "normal",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
-    ])?;
-    let found = violations(&tree);
-    if found.is_empty() {
+    let mut problems = Vec::new();
+    for package in PURE {
+        let tree = cargo(&[
+            "tree", "-p", package, "-e", "normal", "--prefix", "none", "--format", "{p}",
+        ])?;
+        let found = violations(&tree);
+        if !found.is_empty() {
+            problems.push(format!(
+                "{package} must stay pure, but depends on: {}",
+                found.join(", ")
+            ));
+        }
+    }
+    if problems.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "roomlink-domain must stay pure, but depends on: {}",
-            found.join(", ")
-        ))
+        Err(problems.join("\n"))
     }
 }
 
@@ -162,7 +166,7 @@ mod tests {
 
     /// The real checks, under plain `cargo test`.
     #[test]
-    fn the_domain_crate_is_pure() {
+    fn the_domain_and_app_crates_are_pure() {
         domain_purity().unwrap();
     }
 

@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn the_domains_unknown_user_hash_is_a_real_bcrypt_hash() {
         // If it were malformed, verify would fail fast and the timing would differ again.
-        let hash = roomlink_domain::service::auth::UNKNOWN_USER_HASH;
+        let hash = roomlink_app::auth::UNKNOWN_USER_HASH;
         assert!(matches!(bcrypt::verify("anything", hash), Ok(false)));
     }
 

@@ -116,7 +116,7 @@ impl AuditEntry {
     }
 }
 
-#[cfg(any(test, feature = "memory"))]
+#[cfg(any(test, feature = "test-support"))]
 impl AuditEntry {
     /// For tests of the storage ports: service user `tester` did `operation` at `at`.
     pub fn sample(enterprise: &EnterpriseId, operation: &str, at: i64) -> AuditEntry {
@@ -138,12 +138,12 @@ impl AuditEntry {
 }
 
 /// What names an enterprise: for [`audit_for`].
-#[cfg(any(test, feature = "memory"))]
+#[cfg(any(test, feature = "test-support"))]
 pub trait NamesEnterprise {
     fn enterprise(&self) -> &EnterpriseId;
 }
 
-#[cfg(any(test, feature = "memory"))]
+#[cfg(any(test, feature = "test-support"))]
 mod names_enterprise {
     use super::NamesEnterprise;
     use crate::endpoint::Endpoint;
@@ -191,7 +191,7 @@ mod names_enterprise {
 }
 
 /// For tests of the storage ports: a sample entry in the enterprise `of` names.
-#[cfg(any(test, feature = "memory"))]
+#[cfg(any(test, feature = "test-support"))]
 pub fn audit_for(of: impl NamesEnterprise) -> AuditEntry {
     AuditEntry::sample(of.enterprise(), "test", 0)
 }

@@ -64,7 +64,8 @@ pub trait ListenerLinks: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ClusterEvent {
-    /// An access token was deleted (or its user disabled): refuse it everywhere now.
+    /// An access token was revoked (deleted, its user disabled, deleted or given a new
+    /// password, its enterprise deleted): refuse it everywhere now.
     TokenDeleted { hash: TokenHash },
     /// The enterprise's endpoints or statuses changed: its status snapshot is stale.
     StatusesChanged { enterprise: EnterpriseId },

@@ -52,7 +52,7 @@ macro_rules! string_enum {
 }
 
 /// Echoes at most 64 characters of a rejected value back to the client.
-pub(crate) fn shorten(value: &str) -> String {
+pub fn shorten(value: &str) -> String {
     const MAX: usize = 64;
     match value.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}…", &value[..i]),

@@ -10,9 +10,8 @@
 //! - [`cluster`]: the ports that make several instances one (outbound listeners' links, the
 //!   event bus).
 //! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
-//! - [`service`]: the use cases, written against the ports.
 //! - [`system`]: clock and CSPRNG.
-//! - `memory` (feature `memory`, for tests only): the in-memory reference storage adapter.
+//! - test helpers (feature `test-support`): sample audit entries for other crates' tests.
 //!
 //! Architecture invariant: this crate depends on no web framework, database driver, HTTP
 //! client or async runtime (`cargo xtask boundaries` checks it).
@@ -28,13 +27,10 @@ pub mod enums;
 pub mod error;
 pub mod ids;
 pub mod listener;
-#[cfg(any(test, feature = "memory"))]
-pub mod memory;
 pub mod pairing;
 pub mod ports;
 pub mod rules;
 pub mod secret;
-pub mod service;
 pub mod status;
 pub mod system;
 pub mod token;

@@ -7,15 +7,44 @@
 //! | PairedStatus | the token is deleted | none |
 //! | PairedStatus | [`PAIRED_STATUS_TTL_MS`] pass without use | none |
 //!
+//! A code lives forever when its endpoint's `zeroTouchType` is STATIC or unset, and for
+//! [`PairingPolicy::rotation_ms`] when it is ROTATING ([`PairingPolicy::is_fresh`]).
+//!
 //! Time comes from the `Clock` port, so the boundary is tested exactly.
 
-use crate::enums::ClientDeviceType;
+use crate::endpoint::Endpoint;
+use crate::enums::{ClientDeviceType, ZeroTouchType};
 use crate::ids::{EndpointId, EnterpriseId, PairingCodeId, TokenId};
 use crate::token::AccessToken;
 use serde::Serialize;
 
 /// A PairedStatus lives one minute after its last heartbeat.
 pub const PAIRED_STATUS_TTL_MS: i64 = 60_000;
+
+/// How pairing codes age.
+#[derive(Debug, Clone, Copy)]
+pub struct PairingPolicy {
+    /// The lifetime of a ROTATING endpoint's code.
+    pub rotation_ms: i64,
+}
+
+impl Default for PairingPolicy {
+    fn default() -> Self {
+        PairingPolicy {
+            rotation_ms: crate::token::DAY_MS,
+        }
+    }
+}
+
+impl PairingPolicy {
+    /// Whether `code` is still the usable code of `endpoint` at `now`.
+    pub fn is_fresh(&self, code: &PairingCode, endpoint: &Endpoint, now: i64) -> bool {
+        match endpoint.profile().zero_touch_type() {
+            Some(ZeroTouchType::Rotating) => now < code.created_at.saturating_add(self.rotation_ms),
+            Some(ZeroTouchType::Static) | None => true,
+        }
+    }
+}
 
 /// The current pairing code of an endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -102,6 +131,8 @@ pub enum PairingUse<'a> {
 mod tests {
     use super::*;
     use crate::access::RoleSet;
+    use crate::rules::put;
+    use serde_json::json;
     use crate::secret::Secret;
     use crate::token::{PairingGrant, TokenHash, TokenParts};
 
@@ -170,5 +201,42 @@ mod tests {
         assert_eq!(v["clientDeviceType"], "IOS_NATIVE");
         assert_eq!(v["heartbeatDate"], 5);
         assert!(v.get("tokenId").is_none());
+    }
+
+    fn endpoint(zero_touch: Option<&str>) -> Endpoint {
+        let mut body = json!({"name": "Room"});
+        if let Some(t) = zero_touch {
+            body["zeroTouchType"] = json!(t);
+        }
+        let draft = put::insert(body.as_object().unwrap()).unwrap();
+        Endpoint::new(
+            EndpointId::from_trusted("e".into()),
+            EnterpriseId::from_trusted("x".into()),
+            draft.profile,
+            None,
+        )
+        .unwrap()
+    }
+
+    fn code(created_at: i64) -> PairingCode {
+        PairingCode {
+            id: PairingCodeId::from_trusted("p".into()),
+            enterprise_id: EnterpriseId::from_trusted("x".into()),
+            endpoint_id: EndpointId::from_trusted("e".into()),
+            code: "ABCDEFGHJK".into(),
+            created_at,
+        }
+    }
+
+    #[test]
+    fn rotating_codes_expire_at_the_interval_static_ones_never() {
+        let policy = PairingPolicy { rotation_ms: 1_000 };
+        let rotating = endpoint(Some("ROTATING"));
+        assert!(policy.is_fresh(&code(5_000), &rotating, 5_999));
+        assert!(!policy.is_fresh(&code(5_000), &rotating, 6_000));
+        for fixed in [endpoint(Some("STATIC")), endpoint(None)] {
+            assert!(policy.is_fresh(&code(0), &fixed, i64::MAX));
+        }
+        assert_eq!(PairingPolicy::default().rotation_ms, 86_400_000);
     }
 }

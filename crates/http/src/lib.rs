@@ -1,6 +1,6 @@
 //! roomlink's HTTP adapter (actix-web): routes, authentication, body intake and catalog error
 //! rendering over the domain's use cases. It knows no database and no listener: only
-//! `roomlink_domain::service::Services`, and the sockets outbound listeners open to it
+//! `roomlink_app::Services`, and the sockets outbound listeners open to it
 //! ([`links`]).
 
 mod body;
@@ -24,7 +24,7 @@ pub use openapi::{DOCUMENT_PATH, REFERENCE_PATH};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
-use roomlink_domain::service::Services;
+use roomlink_app::Services;
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;

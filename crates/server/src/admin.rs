@@ -1,12 +1,12 @@
 //! `roomlink admin`: enterprise list/show/set-limit/delete and user list/disable/enable/
 //! set-password/delete (create: `crate::commands`), their output, and the exit codes of every
-//! command. The rules live in `roomlink_domain::service::admin`.
+//! command. The rules live in `roomlink_app::admin`.
 
 use anyhow::Context;
+use roomlink_app::Services;
+use roomlink_app::admin::{EnterpriseInfo, Revoked, UserInfo};
 use roomlink_domain::ErrorKind;
 use roomlink_domain::secret::Secret;
-use roomlink_domain::service::Services;
-use roomlink_domain::service::admin::{EnterpriseInfo, Revoked, UserInfo};
 use roomlink_store::StoreError;
 
 use crate::settings::Settings;

@@ -4,11 +4,11 @@
 use crate::settings::Settings;
 use crate::{KeySource, Wiring};
 use anyhow::Context;
+use roomlink_app::Services;
 use roomlink_crypto::{KeyRing, Sealer};
 use roomlink_domain::access::Role;
 use roomlink_domain::listener::LINK_HEARTBEAT_MS;
 use roomlink_domain::secret::Secret;
-use roomlink_domain::service::Services;
 use roomlink_http::LinkRegistry;
 use roomlink_http::tls::ReloadableCert;
 use std::io::Read;
@@ -311,7 +311,7 @@ async fn poll_statuses(services: Services, every: Duration) {
 }
 
 /// Sends rooms with calendar push on their meetings when they changed (the rules:
-/// `service::calendar_push`). Only the instance holding the poll lease reads calendars.
+/// `roomlink_app::calendar_push`). Only the instance holding the poll lease reads calendars.
 async fn calendar_push(services: Services, every: Duration) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -348,7 +348,7 @@ async fn calendar_push(services: Services, every: Duration) {
     }
 }
 
-/// Joins rooms with auto-join on to their meetings (the rules: `service::auto_join`). Only the
+/// Joins rooms with auto-join on to their meetings (the rules: `roomlink_app::auto_join`). Only the
 /// instance holding the poll lease reads calendars; the others' rounds do nothing.
 async fn auto_join(services: Services, every: Duration) {
     let mut tick = tokio::time::interval(every);
@@ -401,7 +401,7 @@ async fn link_heartbeat(services: Services, links: Arc<LinkRegistry>) {
     }
 }
 
-/// Purges expired records every five minutes (the rules: `service::housekeeping`).
+/// Purges expired records every five minutes (the rules: `roomlink_app::housekeeping`).
 async fn housekeeping(services: Services) {
     let mut tick = tokio::time::interval(Duration::from_secs(300));
     loop {

@@ -9,15 +9,15 @@ pub mod maintenance;
 pub mod settings;
 
 use anyhow::Context;
+use roomlink_app::housekeeping::AuditRetention;
+use roomlink_domain::pairing::PairingPolicy;
+use roomlink_app::{CalendarPollInterval, ListCacheBudget, Policies, Ports, Services};
 use roomlink_crypto::{KeyRing, Passwords, Sealer, ServiceKey};
 use roomlink_domain::calendar::account::AllowedHosts;
 use roomlink_domain::calendar::auto_join::AutoJoinTiming;
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
-use roomlink_domain::service::housekeeping::AuditRetention;
-use roomlink_domain::service::pairing::PairingPolicy;
-use roomlink_domain::service::{CalendarPollInterval, ListCacheBudget, Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
 use roomlink_http::LinkRegistry;
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};

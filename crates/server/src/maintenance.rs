@@ -3,9 +3,9 @@
 
 use crate::settings::Settings;
 use crate::{KeySource, key_source};
+use roomlink_app::keys::ResealReport;
 use roomlink_crypto::KeyRing;
 use roomlink_domain::Error;
-use roomlink_domain::service::keys::ResealReport;
 use std::path::Path;
 
 /// `admin rotate-key [--resume] [--forget-previous]`.

@@ -384,9 +384,7 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("server.shutdown_timeout_secs", Builtin::Whole(30)),
     (
         "server.endpoint_list_cache_mib",
-        Builtin::Whole(
-            (roomlink_domain::service::endpoint_lists::DEFAULT_LIST_CACHE_BYTES >> 20) as u64,
-        ),
+        Builtin::Whole((roomlink_app::endpoint_lists::DEFAULT_LIST_CACHE_BYTES >> 20) as u64),
     ),
     ("database.url", Builtin::Text("sqlite://roomlink.db")),
     ("database.max_connections", Builtin::Whole(16)),

@@ -10,10 +10,17 @@ use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Layer {
-    /// `roomlink-domain`: the rules, ports and use cases; no I/O.
+    /// `roomlink-domain`: the entities, rules, error catalog and ports; no I/O.
     Core,
-    /// Implements domain ports over one technology (database, HTTP, crypto, ...).
+    /// `roomlink-app`: the use cases over the ports (caches, coalescing, rounds); no I/O.
+    Application,
+    /// Implements domain ports over one technology (database, HTTP client, crypto, ...).
     Adapter,
+    /// An adapter that drives the use cases from outside (the HTTP API): the core and the
+    /// application.
+    Driving,
+    /// Test doubles (the in-memory store): the core only, and only ever a dev-dependency.
+    TestSupport,
     /// The binary that wires the adapters to the domain: it may use every crate.
     Wiring,
     /// A library that programs share (the listener protocol's server side): the core only.
@@ -28,8 +35,13 @@ pub enum Layer {
 impl Layer {
     fn may_use(self, other: Layer) -> bool {
         match self {
+            // Only tests may use test doubles: a normal dependency on one is always wrong.
+            _ if other == Layer::TestSupport => false,
             Layer::Wiring => true,
-            Layer::Adapter | Layer::Shared => other == Layer::Core,
+            Layer::Application | Layer::Adapter | Layer::Shared | Layer::TestSupport => {
+                other == Layer::Core
+            }
+            Layer::Driving => matches!(other, Layer::Core | Layer::Application),
             Layer::Tool => matches!(other, Layer::Core | Layer::Shared),
             Layer::Core | Layer::StdOnly => false,
         }
@@ -38,7 +50,10 @@ impl Layer {
     fn name(self) -> &'static str {
         match self {
             Layer::Core => "core",
+            Layer::Application => "application",
             Layer::Adapter => "adapter",
+            Layer::Driving => "driving adapter",
+            Layer::TestSupport => "test support",
             Layer::Wiring => "wiring",
             Layer::Shared => "shared",
             Layer::Tool => "tool",
@@ -50,10 +65,15 @@ impl Layer {
     fn rule(self) -> &'static str {
         match self {
             Layer::Core => "the core depends on no other workspace crate",
+            Layer::Application => "the application may depend on the core (roomlink-domain) only",
             Layer::Adapter => "an adapter may depend on the core (roomlink-domain) only",
+            Layer::Driving => {
+                "a driving adapter may depend on the core and the application (roomlink-app) only"
+            }
+            Layer::TestSupport => "test support may depend on the core (roomlink-domain) only",
             Layer::Shared => "a shared library may depend on the core (roomlink-domain) only",
             Layer::Tool => "a tool may depend on the core and the shared libraries only",
-            Layer::Wiring => "the wiring crate may depend on every crate",
+            Layer::Wiring => "the wiring crate may depend on every crate but test support",
             Layer::StdOnly => "xtask has no dependencies at all (std only)",
         }
     }
@@ -140,7 +160,8 @@ pub fn violations(packages: &[Package], layers: &[(&str, Layer)]) -> Vec<String>
         let Some(layer) = layer_of(&package.name) else {
             found.push(format!(
                 "{} ({}) has no layer: classify it in LAYERS in xtask/src/boundaries.rs \
-                 (core, adapter, wiring, tool or std-only; see docs/ARCHITECTURE.md)",
+                 (core, application, adapter, driving, test support, wiring, shared, tool or \
+                 std-only; see docs/ARCHITECTURE.md)",
                 package.name,
                 package.dir.display()
             ));
@@ -267,6 +288,46 @@ mod tests {
                 "cli (tool) has the dependency server (wiring): a tool may depend on the core and the \
                  shared libraries only; a dev-dependency would be allowed",
                 "xtask has the dev-dependency serde: xtask has no dependencies at all (std only)",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_application_sits_between_the_core_and_the_driving_adapters() {
+        use Kind::*;
+        let layers = [
+            ("domain", Layer::Core),
+            ("app", Layer::Application),
+            ("http", Layer::Driving),
+            ("store", Layer::Adapter),
+            ("memory", Layer::TestSupport),
+            ("server", Layer::Wiring),
+            ("cli", Layer::Tool),
+        ];
+        let allowed = [
+            package("app", &[("domain", Normal, true), ("memory", Dev, true)]),
+            package("http", &[("app", Normal, true), ("domain", Normal, true)]),
+            package("memory", &[("domain", Normal, true)]),
+            package("server", &[("app", Normal, true), ("http", Normal, true)]),
+        ];
+        assert_eq!(violations(&allowed, &layers), Vec::<String>::new());
+        let refused = [
+            package("app", &[("store", Normal, true)]),
+            package("store", &[("app", Normal, true)]),
+            package("cli", &[("app", Normal, true)]),
+            package("server", &[("memory", Normal, true)]),
+        ];
+        assert_eq!(
+            violations(&refused, &layers),
+            [
+                "app (application) has the dependency store (adapter): the application may \
+                 depend on the core (roomlink-domain) only; a dev-dependency would be allowed",
+                "store (adapter) has the dependency app (application): an adapter may depend on \
+                 the core (roomlink-domain) only; a dev-dependency would be allowed",
+                "cli (tool) has the dependency app (application): a tool may depend on the core \
+                 and the shared libraries only; a dev-dependency would be allowed",
+                "server (wiring) has the dependency memory (test support): the wiring crate may \
+                 depend on every crate but test support; a dev-dependency would be allowed",
             ]
         );
     }

@@ -7,7 +7,6 @@
 pub mod account;
 pub mod auto_join;
 pub mod meeting;
-pub mod mirror;
 pub mod push;
 pub mod upcoming;
 
@@ -24,4 +23,11 @@ pub struct CalendarEvent {
     /// Join links given in structured form: iCalendar CONFERENCE/URL properties, Graph's onlineMeeting.joinUrl, Google's conferenceData entry points (video and sip).
     pub conference_uris: Vec<String>,
     pub cancelled: bool,
+}
+
+impl CalendarEvent {
+    /// Whether the event overlaps `window` (one without duration counts as lasting 1 ms).
+    pub fn overlaps(&self, window: &upcoming::MeetingWindow) -> bool {
+        self.start_ms < window.to_ms && self.end_ms.max(self.start_ms + 1) > window.from_ms
+    }
 }

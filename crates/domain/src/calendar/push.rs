@@ -1,5 +1,5 @@
 //! Calendar push: what a room system is sent so it can show its meetings (the listener's
-//! `pushcalendar` command), and when a push is due. No I/O; the round is `service::calendar_push`.
+//! `pushcalendar` command), and when a push is due. No I/O; the round is `roomlink_app::calendar_push`.
 //!
 //! - The window: from the start of the current UTC day to 24 hours after now
 //!   ([`push_window`]): the day's earlier meetings stay on the room's list, and the next 24

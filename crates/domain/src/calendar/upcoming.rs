@@ -19,6 +19,11 @@ pub struct MeetingWindow {
 }
 
 impl MeetingWindow {
+    /// Whether `inner` lies within this window.
+    pub fn covers(&self, inner: &MeetingWindow) -> bool {
+        self.from_ms <= inner.from_ms && inner.to_ms <= self.to_ms
+    }
+
     /// From the query's `from` and `to` (milliseconds since the epoch): `from` defaults to
     /// `now`, `to` to a day after `from`.
     pub fn from_query(from: Option<&str>, to: Option<&str>, now_ms: i64) -> Result<Self, Error> {

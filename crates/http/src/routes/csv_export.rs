@@ -9,11 +9,11 @@ use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, T
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};
+use roomlink_app::auth::Principal;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::endpoint::page::ListPosition;
 use roomlink_domain::error::Error;
 use roomlink_domain::rules::csv::export as csv_export;
-use roomlink_domain::service::auth::Principal;
 
 /// Endpoints fetched per database round trip, as the JSON list does.
 const PAGE: usize = 500;

@@ -9,14 +9,14 @@ use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Suc
 use actix_web::http::header::{self, ContentType};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
+use roomlink_app::auth::Principal;
+use roomlink_app::endpoint_lists::CachedList;
+use roomlink_app::endpoints::WholeList;
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition, MAX_PAGE_SIZE};
 use roomlink_domain::error::Error;
-use roomlink_domain::service::auth::Principal;
-use roomlink_domain::service::endpoint_lists::CachedList;
-use roomlink_domain::service::endpoints::WholeList;
 use std::sync::Arc;
 
 /// Endpoints fetched per database round trip while streaming the rest of a long list.

@@ -9,11 +9,11 @@ use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Suc
 use actix_web::http::header::ContentType;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
+use roomlink_app::endpoints::OneEndpoint;
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::EndpointId;
-use roomlink_domain::service::endpoints::OneEndpoint;
 
 pub(super) const INSERT: Operation = Operation {
     method: Method::Post,

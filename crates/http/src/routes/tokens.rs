@@ -6,10 +6,10 @@ use crate::error::ApiResult;
 use crate::limits::Attempt;
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpRequest, HttpResponse, web};
+use roomlink_app::tokens::{CreateOptions, TokenView};
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::enums::ClientDeviceType;
 use roomlink_domain::secret::Secret;
-use roomlink_domain::service::tokens::{CreateOptions, TokenView};
 use roomlink_domain::{Error, ErrorKind as E};
 
 pub(super) const CREATE: Operation = Operation {

@@ -455,7 +455,7 @@ async fn polling_refreshes_the_status_cache(app: TestApp) {
         .control
         .poll_enterprise(
             &enterprise,
-            roomlink_domain::service::control::PollShare { inbound: true },
+            roomlink_app::control::PollShare { inbound: true },
         )
         .await
         .unwrap();

@@ -3,10 +3,10 @@
 
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use roomlink::settings::Settings;
+use roomlink_app::Services;
 use roomlink_domain::access::Role;
 use roomlink_domain::ports::Clock;
 use roomlink_domain::secret::Secret;
-use roomlink_domain::service::Services;
 use roomlink_domain::system::{ManualClock, SystemClock};
 use serde_json::Value;
 use std::collections::HashMap;

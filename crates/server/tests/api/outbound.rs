@@ -4,8 +4,8 @@
 
 use crate::helpers::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
+use roomlink_app::control::PollShare;
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
-use roomlink_domain::service::control::PollShare;
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::version::Version;
 use roomlink_listener_sim::{SimConfig, SimHandle, SimState, Surface};

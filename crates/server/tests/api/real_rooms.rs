@@ -284,7 +284,7 @@ async fn every_driver_carries_out_every_command() {
         .control
         .poll_enterprise(
             &enterprise,
-            roomlink_domain::service::control::PollShare { inbound: true },
+            roomlink_app::control::PollShare { inbound: true },
         )
         .await
         .expect("poll");

@@ -1,7 +1,7 @@
 //! Harnesses: one fresh store per test, for each adapter, and a sealer.
 
-use roomlink_domain::memory::MemoryStore;
 use roomlink_domain::ports::{SecretSealer, Store};
+use roomlink_memory_store::MemoryStore;
 use roomlink_store::testing::TestDatabase;
 use roomlink_store::{DbConfig, DbStore};
 use std::path::PathBuf;

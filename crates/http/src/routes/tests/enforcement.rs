@@ -9,18 +9,18 @@ use crate::{AppState, ServerOptions, configure};
 use actix_web::http::StatusCode;
 use actix_web::test::{TestRequest, call_service, init_service, read_body_json};
 use actix_web::{App, web};
+use roomlink_app::{Policies, Ports, Services};
 use roomlink_domain::access::RoleSet;
 use roomlink_domain::audit::audit_for;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, PairingCodeId, TokenId};
-use roomlink_domain::memory::MemoryStore;
 use roomlink_domain::ports::{
     Clock, MockListenerTransport, MockPasswordHasher, MockPlatformIdentity, MockSecretSealer,
     TokenStore,
 };
 use roomlink_domain::secret::Secret;
-use roomlink_domain::service::{Policies, Ports, Services};
 use roomlink_domain::system::{RandomIds, SystemClock};
 use roomlink_domain::token::{AccessToken, PairingGrant, TokenHash, TokenParts};
+use roomlink_memory_store::MemoryStore;
 use serde_json::Value;
 use std::sync::Arc;
 

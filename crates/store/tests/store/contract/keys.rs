@@ -1,8 +1,8 @@
 //! The sealed values as a key rotation reads and re-seals them.
 
 use super::*;
+use roomlink_app::keys::KeyRotation;
 use roomlink_crypto::{KeyRing, Sealer, ServiceKey};
-use roomlink_domain::service::keys::KeyRotation;
 use std::sync::Arc;
 
 pub async fn sealed_values_are_paged_by_key_and_replaced_only_if_unchanged(h: &Harness) {

@@ -1,0 +1,171 @@
+//! Housekeeping: records that stop mattering with time are deleted now and then, and the
+//! process's health as probes and metrics see it.
+//!
+//! Correctness never depends on the purge (every read filters expired tokens and paired
+//! statuses by time); it only keeps the tables small. Failures are the exception: nothing
+//! expires them, and an offline listener adds one per poll, so they are kept for
+//! [`FAILURE_RETENTION_MS`], and audit entries for their configured [`AuditRetention`].
+
+use roomlink_domain::audit::DEFAULT_RETENTION_DAYS;
+use roomlink_domain::error::Result;
+use roomlink_domain::ports::{
+    AuditStore, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth,
+    TokenStore,
+};
+use std::sync::Arc;
+
+/// How long command and polling failures stay listed in `GET /api/failures`: a week.
+pub const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// How long auto-join claims are kept after their meeting started: a week, longer than any
+/// meeting, so a claim is never purged while its occurrence can still be due.
+pub const AUTO_JOIN_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// How long audit entries are kept (`audit.retention_days`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditRetention {
+    pub days: u32,
+}
+
+impl Default for AuditRetention {
+    fn default() -> Self {
+        AuditRetention {
+            days: DEFAULT_RETENTION_DAYS,
+        }
+    }
+}
+
+impl AuditRetention {
+    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+    /// Entries dated before this are deleted.
+    pub fn cutoff(&self, now: i64) -> i64 {
+        now.saturating_sub(i64::from(self.days).saturating_mul(Self::DAY_MS))
+    }
+}
+
+pub struct Housekeeping {
+    pub tokens: Arc<dyn TokenStore>,
+    pub pairing: Arc<dyn PairingStore>,
+    pub failures: Arc<dyn FailureStore>,
+    pub audit: Arc<dyn AuditStore>,
+    pub auto_joins: Arc<dyn AutoJoinStore>,
+    pub health: Arc<dyn StoreHealth>,
+    pub clock: Arc<dyn Clock>,
+    pub audit_retention: AuditRetention,
+}
+
+/// How many records one purge deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Purged {
+    pub tokens: u64,
+    pub paired: u64,
+    pub failures: u64,
+    pub audit: u64,
+    pub auto_joins: u64,
+}
+
+impl Purged {
+    pub fn total(&self) -> u64 {
+        self.tokens + self.paired + self.failures + self.audit + self.auto_joins
+    }
+}
+
+impl Housekeeping {
+    /// Deletes expired access tokens, expired paired statuses and failures older than the
+    /// retention. Stops at the first storage error; the next round tries again.
+    pub async fn purge(&self) -> Result<Purged> {
+        let now = self.clock.now_ms();
+        Ok(Purged {
+            tokens: self.tokens.purge_expired_tokens(now).await?,
+            paired: self.pairing.purge_expired_paired(now).await?,
+            failures: self
+                .failures
+                .purge_failures(now - FAILURE_RETENTION_MS)
+                .await?,
+            audit: self
+                .audit
+                .purge_audit(self.audit_retention.cutoff(now))
+                .await?,
+            auto_joins: self
+                .auto_joins
+                .purge_auto_joins(now - AUTO_JOIN_RETENTION_MS)
+                .await?,
+        })
+    }
+
+    /// Readiness: the database answers (`StorageUnavailable` otherwise).
+    pub async fn ready(&self) -> Result<()> {
+        self.health.ping().await
+    }
+
+    /// The connection pool's occupancy, for metrics; `None` where there is no pool.
+    pub fn pool_status(&self) -> Option<PoolStatus> {
+        self.health.pool_status()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mockall::predicate::eq;
+    use roomlink_domain::ports::{
+        MockAuditStore, MockAutoJoinStore, MockClock, MockFailureStore, MockPairingStore,
+        MockStoreHealth, MockTokenStore,
+    };
+
+    const NOW: i64 = 1_800_000_000_000;
+
+    #[tokio::test]
+    async fn purges_expired_records_and_failures_past_the_retention() {
+        let mut tokens = MockTokenStore::new();
+        tokens
+            .expect_purge_expired_tokens()
+            .with(eq(NOW))
+            .return_once(|_| Ok(2));
+        let mut pairing = MockPairingStore::new();
+        pairing
+            .expect_purge_expired_paired()
+            .with(eq(NOW))
+            .return_once(|_| Ok(1));
+        let mut failures = MockFailureStore::new();
+        failures
+            .expect_purge_failures()
+            .with(eq(NOW - 7 * 24 * 3_600_000))
+            .return_once(|_| Ok(5));
+        let mut audit = MockAuditStore::new();
+        audit
+            .expect_purge_audit()
+            .with(eq(NOW - 24 * 60 * 60 * 1000))
+            .return_once(|_| Ok(3));
+        let mut auto_joins = MockAutoJoinStore::new();
+        auto_joins
+            .expect_purge_auto_joins()
+            .with(eq(NOW - 7 * 24 * 3_600_000))
+            .return_once(|_| Ok(4));
+        let mut clock = MockClock::new();
+        clock.expect_now_ms().return_const(NOW);
+        let housekeeping = Housekeeping {
+            tokens: Arc::new(tokens),
+            pairing: Arc::new(pairing),
+            failures: Arc::new(failures),
+            audit: Arc::new(audit),
+            auto_joins: Arc::new(auto_joins),
+            health: Arc::new(MockStoreHealth::new()),
+            clock: Arc::new(clock),
+            audit_retention: AuditRetention { days: 1 },
+        };
+        let purged = housekeeping.purge().await.unwrap();
+        assert_eq!(
+            purged,
+            Purged {
+                tokens: 2,
+                paired: 1,
+                failures: 5,
+                audit: 3,
+                auto_joins: 4,
+            }
+        );
+        assert_eq!(purged.total(), 15);
+    }
+}
