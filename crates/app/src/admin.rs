@@ -3,8 +3,11 @@
 //! What happens to tokens (see `docs/operations.md`): disabling, deleting a user or setting
 //! its password revokes every token the user created (tokens record their creator's username;
 //! tokens made with such a token inherit it), so a leaked token dies with the credentials.
+//! Deleting an enterprise revokes all of its tokens. Both go through [`Revocation`], so every
+//! instance refuses them at once.
 //! Enabling restores sign-in only, never tokens.
 
+use crate::revocation::Revocation;
 use roomlink_domain::access::Role;
 use roomlink_domain::enterprise::{
     DEFAULT_ENDPOINT_LIMIT, Enterprise, EnterpriseUsage, ServiceUser, check_enterprise_name,
@@ -28,6 +31,8 @@ pub struct Admin {
     pub tokens: Arc<dyn TokenStore>,
     pub hasher: Arc<dyn PasswordHasher>,
     pub sealer: Arc<dyn SecretSealer>,
+    /// Tokens of disabled, deleted or re-passworded users and of deleted enterprises.
+    pub revocation: Arc<Revocation>,
     pub ids: Arc<dyn IdGenerator>,
     pub audit: Arc<super::audit::Auditor>,
 }
@@ -197,13 +202,14 @@ impl Admin {
                 info.usage.endpoints
             )));
         }
-        if !self
+        let Some(tokens) = self
             .enterprises
             .delete_enterprise(&info.enterprise.id)
             .await?
-        {
+        else {
             return Err(no_enterprise(name));
-        }
+        };
+        self.revocation.revoke(&tokens);
         Ok(info)
     }
 }
@@ -274,12 +280,14 @@ impl Admin {
         enterprise: &EnterpriseId,
         username: &str,
     ) -> Result<Revoked> {
-        let tokens = if revoke {
-            self.tokens.delete_user_tokens(enterprise, username).await?
-        } else {
-            0
-        };
-        Ok(Revoked { tokens })
+        if !revoke {
+            return Ok(Revoked { tokens: 0 });
+        }
+        let hashes = self.tokens.delete_user_tokens(enterprise, username).await?;
+        self.revocation.revoke(&hashes);
+        Ok(Revoked {
+            tokens: hashes.len() as u64,
+        })
     }
 }
 
@@ -381,13 +389,20 @@ impl Admin {
 mod tests {
     use super::*;
     use roomlink_domain::access::RoleSet;
+    use roomlink_domain::cluster::{ClusterEvent, EventSink, LocalBus};
     use roomlink_domain::ids::TokenId;
     use roomlink_domain::ports::{MockPasswordHasher, MockSecretSealer};
     use roomlink_domain::system::RandomIds;
     use roomlink_domain::token::{AccessToken, TokenHash, TokenParts};
     use roomlink_memory_store::MemoryStore;
+    use std::sync::Mutex;
 
     fn admin(store: &Arc<MemoryStore>) -> Admin {
+        admin_on(store, Arc::new(LocalBus::default()))
+    }
+
+    /// An admin whose revocations are published on `bus`.
+    fn admin_on(store: &Arc<MemoryStore>, bus: Arc<LocalBus>) -> Admin {
         let mut hasher = MockPasswordHasher::new();
         hasher
             .expect_hash()
@@ -398,6 +413,7 @@ mod tests {
             tokens: store.clone(),
             hasher: Arc::new(hasher),
             sealer: Arc::new(MockSecretSealer::new()),
+            revocation: Arc::new(Revocation::new(Arc::default(), bus)),
             ids: Arc::new(RandomIds),
             audit: Arc::new(crate::audit::Auditor {
                 store: store.clone(),
@@ -582,5 +598,77 @@ mod tests {
             admin.list_users(Some("gamma")).await.unwrap_err().kind(),
             ErrorKind::NotFound
         );
+    }
+
+    /// What every instance hears.
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<ClusterEvent>>);
+
+    impl EventSink for Heard {
+        fn apply(&self, event: &ClusterEvent) {
+            self.0.lock().unwrap().push(event.clone());
+        }
+    }
+
+    impl Heard {
+        fn take(&self) -> Vec<ClusterEvent> {
+            std::mem::take(&mut *self.0.lock().unwrap())
+        }
+    }
+
+    fn deleted(tokens: &[&AccessToken]) -> Vec<ClusterEvent> {
+        tokens
+            .iter()
+            .map(|t| ClusterEvent::TokenDeleted {
+                hash: t.hash().clone(),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn every_revocation_is_announced_to_every_instance() {
+        let store = Arc::new(MemoryStore::new());
+        let bus = Arc::new(LocalBus::default());
+        let heard = Arc::new(Heard::default());
+        bus.subscribe(heard.clone());
+        let admin = admin_on(&store, bus);
+        let acme = admin.create_enterprise("acme", Some(5)).await.unwrap();
+        admin
+            .create_user("acme", "ops", Role::ReadWrite, Secret::new("password-1"))
+            .await
+            .unwrap();
+        let issue = || async {
+            let t = token(&acme, "ops", None);
+            store.insert_token(&t, &sample(&acme)).await.unwrap();
+            t
+        };
+
+        let t = issue().await;
+        admin.set_user_disabled("acme", "ops", true).await.unwrap();
+        assert_eq!(heard.take(), deleted(&[&t]), "disabled");
+        admin.set_user_disabled("acme", "ops", false).await.unwrap();
+        assert_eq!(heard.take(), [], "enabling revokes nothing");
+
+        let t = issue().await;
+        admin
+            .set_user_password("acme", "ops", Secret::new("password-2"))
+            .await
+            .unwrap();
+        assert_eq!(heard.take(), deleted(&[&t]), "new password");
+
+        let t = issue().await;
+        admin.delete_user("acme", "ops").await.unwrap();
+        assert_eq!(heard.take(), deleted(&[&t]), "user deleted");
+
+        let (one, two) = (issue().await, issue().await);
+        let platform = token(&acme, "someone", Some(7));
+        store.insert_token(&platform, &sample(&acme)).await.unwrap();
+        admin.delete_enterprise("acme", true).await.unwrap();
+        let mut announced = heard.take();
+        let mut expected = deleted(&[&one, &two, &platform]);
+        let key = |e: &ClusterEvent| format!("{e:?}");
+        announced.sort_by_key(key);
+        expected.sort_by_key(key);
+        assert_eq!(announced, expected, "every token of a deleted enterprise");
     }
 }

@@ -1,12 +1,13 @@
 //! Authentication: from the credentials of a request to a [`Principal`].
 //!
 //! - An access token (header or query) is hashed and looked up, through a short-lived cache
-//!   ([`TokenCache`]) that a deletion on this instance invalidates at once.
+//!   ([`TokenCache`]) that every revocation empties at once ([`crate::revocation`]).
 //! - Basic credentials are tried as a service user first (bcrypt/argon2 verify, off the
 //!   reactor), then as companion-platform credentials.
 //!
 //! Missing credentials are `NotAuthenticated`; wrong ones are `BadCredentialsException`.
 
+use crate::revocation::TokenCache;
 use roomlink_domain::access::{Operation, RoleSet, Target, ZeroTouchScope, authorize};
 use roomlink_domain::enterprise::Enterprise;
 use roomlink_domain::error::{Error, Result};
@@ -16,8 +17,7 @@ use roomlink_domain::ports::{
 };
 use roomlink_domain::secret::Secret;
 use roomlink_domain::token::{AccessToken, TokenHash};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A bcrypt hash (cost 10) of a random string nobody knows, verified against when a username
 /// is unknown.
@@ -101,40 +101,6 @@ pub fn platform_roles(user: &PlatformUser) -> RoleSet {
         RoleSet::read_write()
     } else {
         RoleSet::read_only()
-    }
-}
-
-/// Live tokens by hash, kept for [`TokenCache::TTL_MS`]. Bounded: when full, it is cleared.
-#[derive(Default)]
-pub struct TokenCache {
-    entries: Mutex<HashMap<TokenHash, (AccessToken, i64)>>,
-}
-
-impl TokenCache {
-    /// A token deleted on another instance stays usable here for at most this long.
-    pub const TTL_MS: i64 = 5_000;
-    const MAX_ENTRIES: usize = 10_000;
-
-    fn get(&self, hash: &TokenHash, now: i64) -> Option<AccessToken> {
-        let entries = self.entries.lock().ok()?;
-        let (token, cached_at) = entries.get(hash)?;
-        (now - cached_at < Self::TTL_MS && token.is_live(now)).then(|| token.clone())
-    }
-
-    fn put(&self, token: AccessToken, now: i64) {
-        if let Ok(mut entries) = self.entries.lock() {
-            if entries.len() >= Self::MAX_ENTRIES {
-                entries.clear();
-            }
-            entries.insert(token.hash().clone(), (token, now));
-        }
-    }
-
-    /// Forgets a token at once (it was deleted).
-    pub fn invalidate(&self, hash: &TokenHash) {
-        if let Ok(mut entries) = self.entries.lock() {
-            entries.remove(hash);
-        }
     }
 }
 
@@ -403,7 +369,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn tokens_are_cached_briefly_and_invalidated_on_delete() {
+    async fn tokens_are_cached_briefly_and_dropped_on_revocation() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let lookups = Arc::new(AtomicUsize::new(0));
         let counter = lookups.clone();
@@ -422,19 +388,23 @@ mod tests {
             1,
             "the second use comes from the cache"
         );
-        clock.advance(TokenCache::TTL_MS);
+        clock.advance(TokenCache::default().lifetime().0);
         auth.authenticate(creds()).await.unwrap();
         assert_eq!(
             lookups.load(Ordering::SeqCst),
             2,
             "an aged entry is looked up again"
         );
-        auth.cache.invalidate(&TokenHash::of(&Secret::new("abc")));
+        crate::revocation::Revocation::new(
+            auth.cache.clone(),
+            Arc::new(roomlink_domain::cluster::LocalBus::default()),
+        )
+        .revoke(&[TokenHash::of(&Secret::new("abc"))]);
         auth.authenticate(creds()).await.unwrap();
         assert_eq!(
             lookups.load(Ordering::SeqCst),
             3,
-            "an invalidated entry is looked up again"
+            "a revoked entry is looked up again"
         );
     }
 

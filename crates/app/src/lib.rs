@@ -24,6 +24,7 @@ pub mod keys;
 pub mod listener_checks;
 pub mod listeners;
 pub mod pairing;
+pub mod revocation;
 pub mod snapshots;
 pub mod status_writes;
 pub mod tokens;
@@ -71,7 +72,7 @@ pub struct Services {
     pub calendars: Arc<calendars::CalendarService>,
     pub auto_join: Arc<auto_join::AutoJoiner>,
     pub calendar_push: Arc<calendar_push::CalendarPusher>,
-    token_cache: Arc<auth::TokenCache>,
+    revocation: Arc<revocation::Revocation>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
 
@@ -91,6 +92,8 @@ pub struct Policies {
     pub auto_join: roomlink_domain::calendar::auto_join::AutoJoinTiming,
     /// How old a room calendar's copy may be when rounds (auto-join) use it.
     pub calendar_poll: CalendarPollInterval,
+    /// How long a looked-up token is kept (`security.token_cache_ms`).
+    pub token_cache: revocation::TokenCacheLifetime,
 }
 
 /// How old a room calendar's copy may be when rounds use it before its calendar system is
@@ -131,7 +134,11 @@ impl Services {
             clock: ports.clock.clone(),
             policy: policies.pairing,
         });
-        let cache = Arc::new(auth::TokenCache::default());
+        let cache = Arc::new(revocation::TokenCache::new(policies.token_cache));
+        let revocation = Arc::new(revocation::Revocation::new(
+            cache.clone(),
+            ports.events.clone(),
+        ));
         let snapshots = Arc::new(snapshots::StatusSnapshots::new(ports.events.clone()));
         // Endpoint and status writes go through this, which drops status snapshots as needed.
         let status_writes = Arc::new(status_writes::StatusWrites {
@@ -210,8 +217,7 @@ impl Services {
                 platform: ports.platform.clone(),
                 ids: ports.ids.clone(),
                 clock: ports.clock.clone(),
-                events: ports.events.clone(),
-                cache: cache.clone(),
+                revocation: revocation.clone(),
                 audit: auditor.clone(),
             }),
             endpoints: Arc::new(endpoints::EndpointService {
@@ -243,6 +249,7 @@ impl Services {
                 tokens: store.clone(),
                 hasher: ports.hasher.clone(),
                 sealer: ports.sealer.clone(),
+                revocation: revocation.clone(),
                 ids: ports.ids.clone(),
                 audit: auditor.clone(),
             }),
@@ -267,7 +274,7 @@ impl Services {
                 audit_retention: policies.audit_retention,
             }),
             auth,
-            token_cache: cache,
+            revocation,
             snapshots,
         }
     }
@@ -277,7 +284,7 @@ impl Services {
 impl EventSink for Services {
     fn apply(&self, event: &ClusterEvent) {
         match event {
-            ClusterEvent::TokenDeleted { hash } => self.token_cache.invalidate(hash),
+            ClusterEvent::TokenDeleted { hash } => self.revocation.heard(hash),
             ClusterEvent::StatusesChanged { enterprise } => self.snapshots.drop_local(enterprise),
             // Connections are the links adapter's; the domain caches nothing of listeners.
             ClusterEvent::ListenerChanged { .. } | ClusterEvent::LinkTaken { .. } => {}

@@ -1,11 +1,11 @@
 //! Access-token use cases: create, list, inspect, delete.
 
 use super::audit::Auditor;
-use super::auth::{Authenticator, Principal, Subject, TokenCache};
+use super::auth::{Authenticator, Principal, Subject};
 use super::pairing::{PairingService, wrong_code};
+use super::revocation::Revocation;
 use roomlink_domain::access::{Operation, RoleSet, Target};
 use roomlink_domain::audit::{AuditEntry, CREATE_ACCESS_TOKEN};
-use roomlink_domain::cluster::{ClusterEvent, EventBus};
 use roomlink_domain::enums::ClientDeviceType;
 use roomlink_domain::error::{Error, ErrorKind, Result};
 use roomlink_domain::ids::{EnterpriseId, TokenId};
@@ -83,8 +83,7 @@ pub struct TokenService {
     pub platform: Arc<dyn PlatformIdentity>,
     pub ids: Arc<dyn IdGenerator>,
     pub clock: Arc<dyn Clock>,
-    pub events: Arc<dyn EventBus>,
-    pub cache: Arc<TokenCache>,
+    pub revocation: Arc<Revocation>,
     pub audit: Arc<Auditor>,
 }
 
@@ -253,7 +252,7 @@ impl TokenService {
                 own: is_own(principal, &token),
             },
         )?;
-        self.cache.invalidate(token.hash());
+        self.revocation.forget_here(token.hash());
         if !self
             .tokens
             .delete_token(&principal.enterprise_id, token.id(), &audit)
@@ -261,12 +260,9 @@ impl TokenService {
         {
             return Err(Error::not_found(TokenId::ENTITY_CLASS, token.id().as_str()));
         }
-        // Again after the deletion: a request between the first drop and the deletion may
-        // have cached it anew. Then every other instance.
-        self.cache.invalidate(token.hash());
-        self.events.publish(ClusterEvent::TokenDeleted {
-            hash: token.hash().clone(),
-        });
+        // Again after the deletion (a request between the first drop and the deletion may
+        // have cached it anew), here and on every other instance.
+        self.revocation.revoke(std::slice::from_ref(token.hash()));
         Ok(())
     }
 

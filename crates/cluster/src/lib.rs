@@ -3,6 +3,8 @@
 //!
 //! - [`Cluster::bus`]: an [`EventBus`] reaching every instance. Subject `{prefix}.events`;
 //!   payload a `ClusterEvent` as JSON (`{"event":"token_deleted","hash":"..."}`).
+//! - [`announce`]: for a process that is no instance (an admin command), the same events
+//!   published once, waiting until the NATS server has them.
 //! - [`Cluster::links`]: [`ClusterLinks`], the cluster-wide [`ListenerLinks`]. An instance
 //!   holding a listener's connection serves `{prefix}.links.{listener_id}` (NATS
 //!   request/reply). Request payload `{"request":{"method":..,"path":..,"body":..},
@@ -25,10 +27,11 @@ pub use subject::{DEFAULT_PREFIX, Subjects};
 
 use async_nats::Client;
 use events::NatsBus;
-use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
+use roomlink_domain::cluster::{ClusterEvent, EventBus, ListenerLinks, LocalBus};
 use roomlink_domain::ids::is_well_formed;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
@@ -82,6 +85,45 @@ pub async fn connect(
         runtime,
         heard,
     })
+}
+
+/// Publishes `events` to every instance and waits, at most `within`, until the NATS server has
+/// them. For a process that is no instance and exits right after (an admin command that
+/// revoked tokens): it connects as `name`, subscribes to nothing and closes when done.
+pub async fn announce(
+    settings: &ClusterSettings,
+    name: &str,
+    events: &[ClusterEvent],
+    within: Duration,
+) -> Result<(), ClusterError> {
+    if !is_well_formed(name) {
+        return Err(ClusterError::InstanceId);
+    }
+    let subjects = Subjects::new(&settings.subject_prefix).ok_or(ClusterError::SubjectPrefix)?;
+    let servers = settings.servers()?;
+    let options = settings.options(name)?;
+    let send = async {
+        let client = options
+            .connect(servers)
+            .await
+            .map_err(|e| ClusterError::Connect(e.to_string()))?;
+        for event in events {
+            let payload =
+                serde_json::to_vec(event).map_err(|e| ClusterError::Publish(e.to_string()))?;
+            client
+                .publish(subjects.events(), payload.into())
+                .await
+                .map_err(|e| ClusterError::Publish(e.to_string()))?;
+        }
+        // Returns once the server has answered a ping sent after the events: it has them.
+        client
+            .flush()
+            .await
+            .map_err(|e| ClusterError::Publish(e.to_string()))
+    };
+    tokio::time::timeout(within, send).await.map_err(|_| {
+        ClusterError::Publish(format!("NATS did not take the events within {within:?}"))
+    })?
 }
 
 impl Cluster {

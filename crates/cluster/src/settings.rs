@@ -55,6 +55,8 @@ pub enum ClusterError {
     Connect(String),
     #[error("cannot subscribe to the event subject: {0}")]
     Subscribe(String),
+    #[error("cannot publish events: {0}")]
+    Publish(String),
 }
 
 impl ClusterSettings {

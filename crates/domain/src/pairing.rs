@@ -132,9 +132,9 @@ mod tests {
     use super::*;
     use crate::access::RoleSet;
     use crate::rules::put;
-    use serde_json::json;
     use crate::secret::Secret;
     use crate::token::{PairingGrant, TokenHash, TokenParts};
+    use serde_json::json;
 
     fn zt_token(id: &str) -> AccessToken {
         AccessToken::new(TokenParts {

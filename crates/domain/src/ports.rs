@@ -75,8 +75,8 @@ pub trait EnterpriseStore: Send + Sync {
     async fn set_endpoint_limit(&self, id: &EnterpriseId, limit: u32) -> Result<bool>;
     /// Deletes the enterprise and, in the same transaction, everything it owns: endpoints
     /// (with statuses, pairing codes), listeners, tokens, paired statuses, service users and
-    /// failures. `false` if it does not exist.
-    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<bool>;
+    /// failures. The deleted tokens' hashes (for revocation), or `None` if it does not exist.
+    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<Option<Vec<TokenHash>>>;
 }
 
 #[cfg_attr(feature = "mock", automock)]
@@ -135,8 +135,12 @@ pub trait TokenStore: Send + Sync {
     async fn purge_expired_tokens(&self, now: i64) -> Result<u64>;
     /// Deletes the enterprise's tokens a service user created (creator `username`, no
     /// platform id: tokens of platform users are never touched), and in the same transaction
-    /// their paired statuses; returns how many tokens.
-    async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64>;
+    /// their paired statuses; returns the deleted tokens' hashes (for revocation).
+    async fn delete_user_tokens(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+    ) -> Result<Vec<TokenHash>>;
 }
 
 /// An endpoint with what commanding it needs ([`EndpointStore::command_context`]).

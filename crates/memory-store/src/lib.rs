@@ -233,12 +233,12 @@ impl EnterpriseStore for MemoryStore {
         })
     }
 
-    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<bool> {
+    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<Option<Vec<TokenHash>>> {
         let mut s = self.lock()?;
         let before = s.enterprises.len();
         s.enterprises.retain(|e| e.id != *id);
         if s.enterprises.len() == before {
-            return Ok(false);
+            return Ok(None);
         }
         let State {
             users,
@@ -261,6 +261,11 @@ impl EnterpriseStore for MemoryStore {
         }
         endpoints.retain(|e| e.enterprise_id() != id);
         users.retain(|u| u.enterprise_id != *id);
+        let revoked = tokens
+            .iter()
+            .filter(|t| t.enterprise_id() == id)
+            .map(|t| t.hash().clone())
+            .collect();
         tokens.retain(|t| t.enterprise_id() != id);
         listeners.retain(|l| l.enterprise_id != *id);
         links.retain(|link| listeners.iter().any(|l| l.id == link.listener_id));
@@ -271,7 +276,7 @@ impl EnterpriseStore for MemoryStore {
         audit.retain(|a| a.entry.enterprise_id != *id);
         calendar_accounts.retain(|a| a.enterprise_id != *id);
         auto_joins.retain(|c| c.claim.enterprise_id != *id);
-        Ok(true)
+        Ok(Some(revoked))
     }
 }
 
@@ -406,7 +411,11 @@ impl TokenStore for MemoryStore {
         Ok((before - s.tokens.len()) as u64)
     }
 
-    async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64> {
+    async fn delete_user_tokens(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+    ) -> Result<Vec<TokenHash>> {
         let mut s = self.lock()?;
         let (gone, kept): (Vec<AccessToken>, Vec<AccessToken>) =
             std::mem::take(&mut s.tokens).into_iter().partition(|t| {
@@ -417,7 +426,7 @@ impl TokenStore for MemoryStore {
         s.tokens = kept;
         s.paired
             .retain(|p| !gone.iter().any(|t| *t.id() == p.token_id));
-        Ok(gone.len() as u64)
+        Ok(gone.iter().map(|t| t.hash().clone()).collect())
     }
 }
 

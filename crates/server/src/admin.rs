@@ -47,6 +47,21 @@ async fn existing(settings: &Settings) -> anyhow::Result<Services> {
     crate::admin_services(settings, false).await
 }
 
+/// Runs a command that may revoke tokens on the existing database, then tells the running
+/// instances (`crate::announce`).
+async fn revoking<T, F, Fut>(settings: &Settings, command: F) -> anyhow::Result<T>
+where
+    F: FnOnce(Services) -> Fut,
+    Fut: std::future::Future<Output = roomlink_domain::Result<T>>,
+{
+    let wiring = crate::admin_wiring(settings, false).await?;
+    let done = command(wiring.services).await?;
+    if let Some(outbox) = &wiring.outbox {
+        crate::announce::announce(settings, outbox).await;
+    }
+    Ok(done)
+}
+
 fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
     serde_json::to_string_pretty(value).context("cannot write JSON")
 }
@@ -122,11 +137,10 @@ pub async fn delete_enterprise(
     name: &str,
     yes: bool,
 ) -> anyhow::Result<String> {
-    let gone = existing(settings)
-        .await?
-        .admin
-        .delete_enterprise(name, yes)
-        .await?;
+    let gone = revoking(settings, |s| async move {
+        s.admin.delete_enterprise(name, yes).await
+    })
+    .await?;
     let u = gone.usage;
     Ok(format!(
         "deleted enterprise {} with {} endpoint(s), {} listener(s), {} user(s), {} token(s)",
@@ -158,11 +172,12 @@ pub async fn set_disabled(
     username: &str,
     disabled: bool,
 ) -> anyhow::Result<String> {
-    let r = existing(settings)
-        .await?
-        .admin
-        .set_user_disabled(enterprise, username, disabled)
-        .await?;
+    let r = revoking(settings, |s| async move {
+        s.admin
+            .set_user_disabled(enterprise, username, disabled)
+            .await
+    })
+    .await?;
     Ok(if disabled {
         format!("disabled user {username} of {enterprise}; {}", revoked(r))
     } else {
@@ -177,11 +192,12 @@ pub async fn set_password(
     username: &str,
     password: Secret,
 ) -> anyhow::Result<String> {
-    let r = existing(settings)
-        .await?
-        .admin
-        .set_user_password(enterprise, username, password)
-        .await?;
+    let r = revoking(settings, |s| async move {
+        s.admin
+            .set_user_password(enterprise, username, password)
+            .await
+    })
+    .await?;
     Ok(format!(
         "new password for user {username} of {enterprise}; {}",
         revoked(r)
@@ -194,11 +210,10 @@ pub async fn delete_user(
     enterprise: &str,
     username: &str,
 ) -> anyhow::Result<String> {
-    let r = existing(settings)
-        .await?
-        .admin
-        .delete_user(enterprise, username)
-        .await?;
+    let r = revoking(settings, |s| async move {
+        s.admin.delete_user(enterprise, username).await
+    })
+    .await?;
     Ok(format!(
         "deleted user {username} of {enterprise}; {}",
         revoked(r)

@@ -100,6 +100,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         links,
         cluster,
         sealer,
+        outbox: _,
     } = wiring;
     let tls = match settings.server.tls_files() {
         Some(files) => {

@@ -4,18 +4,20 @@
 //! This is the one crate that knows every adapter.
 
 pub mod admin;
+pub mod announce;
 pub mod commands;
 pub mod maintenance;
 pub mod settings;
 
 use anyhow::Context;
 use roomlink_app::housekeeping::AuditRetention;
-use roomlink_domain::pairing::PairingPolicy;
+use roomlink_app::revocation::TokenCacheLifetime;
 use roomlink_app::{CalendarPollInterval, ListCacheBudget, Policies, Ports, Services};
 use roomlink_crypto::{KeyRing, Passwords, Sealer, ServiceKey};
 use roomlink_domain::calendar::account::AllowedHosts;
 use roomlink_domain::calendar::auto_join::AutoJoinTiming;
 use roomlink_domain::cluster::{EventBus, ListenerLinks, LocalBus};
+use roomlink_domain::pairing::PairingPolicy;
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
 use roomlink_domain::system::{RandomIds, SystemClock};
@@ -160,6 +162,9 @@ pub struct Wiring {
     pub cluster: Option<roomlink_cluster::Cluster>,
     /// The sealer, whose key ring SIGHUP reloads.
     pub sealer: Arc<Sealer>,
+    /// An admin command's events, for [`announce::announce`]; `None` when serving (the
+    /// cluster bus sends them at once).
+    pub outbox: Option<Arc<announce::Outbox>>,
 }
 
 /// Every use case, wired to real adapters, for serving: a missing SQLite file is created
@@ -180,8 +185,12 @@ pub async fn services_with_clock(
 /// The use cases for an admin command: migrated, and a missing SQLite file is created only
 /// if `create_sqlite` (see `docs/operations.md`, "Admin commands").
 pub async fn admin_services(settings: &Settings, create_sqlite: bool) -> anyhow::Result<Services> {
-    let wiring = wire(settings, true, create_sqlite, false, Arc::new(SystemClock)).await?;
-    Ok(wiring.services)
+    Ok(admin_wiring(settings, create_sqlite).await?.services)
+}
+
+/// As [`admin_services`], with the outbox of what the running instances must be told.
+pub async fn admin_wiring(settings: &Settings, create_sqlite: bool) -> anyhow::Result<Wiring> {
+    wire(settings, true, create_sqlite, false, Arc::new(SystemClock)).await
 }
 
 /// `serving`: for `roomlink serve` (adapters named in the log, the cluster joined); an admin
@@ -232,6 +241,9 @@ async fn wire(
         calendar_poll: CalendarPollInterval(
             i64::try_from(settings.calendar.poll_interval_ms).unwrap_or(i64::MAX),
         ),
+        token_cache: TokenCacheLifetime(
+            i64::try_from(settings.security.token_cache_ms).unwrap_or(i64::MAX),
+        ),
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
@@ -242,8 +254,16 @@ async fn wire(
     };
     // Alone: events stay in this process and only its own sockets are reachable. In a
     // cluster: events go to every instance, and a listener held elsewhere is asked over NATS.
+    // An admin command keeps its events for the instances (`announce`).
+    let mut outbox = None;
     let (bus, events, links): (Arc<LocalBus>, Arc<dyn EventBus>, Arc<dyn ListenerLinks>) =
         match &cluster {
+            None if !serving => {
+                let bus = Arc::new(LocalBus::default());
+                let kept = Arc::new(announce::Outbox::new(bus.clone()));
+                outbox = Some(kept.clone());
+                (bus, kept, registry.clone())
+            }
             None => {
                 let bus = Arc::new(LocalBus::default());
                 (bus.clone(), bus, registry.clone())
@@ -294,18 +314,14 @@ async fn wire(
         links: registry,
         cluster,
         sealer,
+        outbox,
     })
 }
 
-/// Joins the other instances over NATS (`cluster.*`). Returns at once: the connection is made,
-/// and remade after an outage, in the background.
-async fn join_cluster(
-    settings: &Settings,
-    url: &str,
-    instance: String,
-) -> anyhow::Result<roomlink_cluster::Cluster> {
+/// The NATS client settings of `cluster.*`, for `url`.
+fn nats_settings(settings: &Settings, url: &str) -> roomlink_cluster::ClusterSettings {
     let c = &settings.cluster;
-    let nats = roomlink_cluster::ClusterSettings {
+    roomlink_cluster::ClusterSettings {
         url: url.to_owned(),
         user: c.nats_user.clone(),
         password: c.nats_password.clone().map(Secret::new),
@@ -316,7 +332,17 @@ async fn join_cluster(
             .subject_prefix
             .clone()
             .unwrap_or_else(|| roomlink_cluster::DEFAULT_PREFIX.to_owned()),
-    };
+    }
+}
+
+/// Joins the other instances over NATS (`cluster.*`). Returns at once: the connection is made,
+/// and remade after an outage, in the background.
+async fn join_cluster(
+    settings: &Settings,
+    url: &str,
+    instance: String,
+) -> anyhow::Result<roomlink_cluster::Cluster> {
+    let nats = nats_settings(settings, url);
     let cluster = roomlink_cluster::connect(&nats, instance.clone())
         .await
         .context("cluster.nats_url: cannot use the NATS settings")?;

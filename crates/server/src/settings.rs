@@ -210,6 +210,9 @@ pub struct SecuritySettings {
     pub bcrypt_cost: u32,
     /// How long a successful Basic-auth password verification is remembered (0: never).
     pub verified_password_cache_secs: u64,
+    /// How long a looked-up access token is kept (0: never): the longest a token revoked
+    /// where no cluster bus tells this instance stays usable here.
+    pub token_cache_ms: u64,
 }
 
 impl std::fmt::Debug for SecuritySettings {
@@ -229,6 +232,7 @@ impl std::fmt::Debug for SecuritySettings {
                 "verified_password_cache_secs",
                 &self.verified_password_cache_secs,
             )
+            .field("token_cache_ms", &self.token_cache_ms)
             .finish()
     }
 }
@@ -404,6 +408,7 @@ const DEFAULTS: &[(&str, Builtin)] = &[
         "security.verified_password_cache_secs",
         Builtin::Whole(roomlink_crypto::DEFAULT_VERIFIED_CACHE_SECS),
     ),
+    ("security.token_cache_ms", Builtin::Whole(5_000)),
     ("calendar.allowed_hosts", Builtin::Text("")),
     ("calendar.auto_join_lead_secs", Builtin::Whole(30)),
     ("calendar.auto_join_grace_secs", Builtin::Whole(300)),
@@ -475,6 +480,7 @@ pub const KNOWN: &[&str] = &[
     "security.service_key_file",
     "security.bcrypt_cost",
     "security.verified_password_cache_secs",
+    "security.token_cache_ms",
     "calendar.allowed_hosts",
     "calendar.auto_join_lead_secs",
     "calendar.auto_join_grace_secs",
@@ -533,6 +539,7 @@ pub const RANGES: &[Range] = &[
     whole("audit.retention_days", 1, 36_500),
     whole("security.bcrypt_cost", 4, 31),
     whole("security.verified_password_cache_secs", 0, 3600),
+    whole("security.token_cache_ms", 0, 60_000),
     whole("calendar.auto_join_lead_secs", 0, 3600),
     whole("calendar.auto_join_grace_secs", 0, 86_400),
     whole("calendar.auto_join_interval_ms", 100, 3_600_000),

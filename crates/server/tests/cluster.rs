@@ -3,7 +3,9 @@
 //! simulator) connected to one of them.
 //!
 //! Proves: a command sent to any instance reaches the listener wherever it is connected; a
-//! token deleted through one instance is refused by another at once (not after the 5 s cache);
+//! token deleted through one instance is refused by another at once (not after the 5 s cache),
+//! and so are the tokens an admin command revokes (user disabled, deleted or given a new
+//! password, enterprise deleted), on every instance;
 //! killing the holding instance moves the listener to another and commands work again, while
 //! commands in flight end with `ListenerOffline` or `CommandTimedOut`; the endpoint limit and
 //! Zero Touch pairings hold across instances; an inbound listener is polled by one instance, and
@@ -24,7 +26,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::service::{Service, sigkill, token};
+use support::service::{Service, sigkill, token, token_as};
 
 const COMMAND_TIMEOUT_MS: u64 = 3000;
 
@@ -593,4 +595,142 @@ async fn three_instances_act_as_one() {
     )
     .await;
     eprintln!("commands through every instance worked again {took:?} after NATS restarted");
+}
+
+/// Every way an operator revokes tokens, run as `roomlink admin` (a process of its own, no
+/// instance): each of three instances refuses the token as soon as the command's event
+/// arrives. The instances keep tokens for a minute here (`security.token_cache_ms`), so only
+/// the event can explain a refusal within the bound below.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revocations_reach_every_instance() {
+    let Some(database) = roomlink_store::testing::TestDatabase::create().await else {
+        eprintln!("revocations_reach_every_instance: SKIPPED (set ROOMLINK_TEST_DATABASE_URL)");
+        return;
+    };
+    let nats = Nats::start(free_port());
+    let mut service = Service::new(tempfile::tempdir().unwrap(), database.url().to_owned());
+    service.env = vec![
+        ("ROOMLINK__CLUSTER__NATS_URL".into(), nats.url()),
+        ("ROOMLINK__SECURITY__TOKEN_CACHE_MS".into(), "60000".into()),
+    ];
+    service.tenant("acme");
+    service.tenant("doomed");
+    for user in ["disabled", "renewed", "deleted"] {
+        let username = format!("acme-{user}");
+        service.admin(
+            &[
+                "admin",
+                "user",
+                "create",
+                "--enterprise",
+                "acme",
+                "--username",
+                &username,
+                "--role",
+                "ROLE_READONLY",
+                "--password-stdin",
+            ],
+            &format!("{username}-password\n"),
+        );
+    }
+    let mut children = Vec::new();
+    let mut bases = Vec::new();
+    for _ in 0..3 {
+        let (child, address) = service.serve();
+        children.push(Some(child));
+        bases.push(address);
+    }
+    let _instances = Instances(children);
+    let http = reqwest::Client::new();
+    let status_on = |address: &str, token: &str| {
+        let request = http
+            .get(format!("http://{address}/api/endpoints"))
+            .header("X-Access-Token", token)
+            .send();
+        async move { request.await.unwrap().status() }
+    };
+
+    let cases: [(&str, &str, &str, Vec<&str>, &str); 4] = [
+        (
+            "user disabled",
+            "acme-disabled",
+            "acme-disabled-password",
+            vec![
+                "admin",
+                "user",
+                "disable",
+                "--enterprise",
+                "acme",
+                "--username",
+                "acme-disabled",
+            ],
+            "",
+        ),
+        (
+            "password changed",
+            "acme-renewed",
+            "acme-renewed-password",
+            vec![
+                "admin",
+                "user",
+                "set-password",
+                "--enterprise",
+                "acme",
+                "--username",
+                "acme-renewed",
+                "--password-stdin",
+            ],
+            "a-new-password-1\n",
+        ),
+        (
+            "user deleted",
+            "acme-deleted",
+            "acme-deleted-password",
+            vec![
+                "admin",
+                "user",
+                "delete",
+                "--enterprise",
+                "acme",
+                "--username",
+                "acme-deleted",
+            ],
+            "",
+        ),
+        (
+            "enterprise deleted",
+            "doomed-ops",
+            "doomed-password-1",
+            vec!["admin", "enterprise", "delete", "doomed", "--yes"],
+            "",
+        ),
+    ];
+    for (what, username, password, args, stdin) in cases {
+        let token = token_as(&http, &bases[0], username, password).await;
+        for address in &bases {
+            assert_eq!(
+                status_on(address, &token).await,
+                StatusCode::OK,
+                "{what}: the token works on {address} (and is cached there)"
+            );
+        }
+        service.admin(&args, stdin);
+        let returned = Instant::now();
+        // Each instance is asked until it refuses, then left alone (a refusal counts against
+        // the failed-authentication throttle).
+        let mut took = Vec::new();
+        for address in &bases {
+            until(
+                &format!("{what}: the token refused by {address}"),
+                Duration::from_secs(10),
+                || {
+                    let status = status_on(address, &token);
+                    async move { status.await == StatusCode::UNAUTHORIZED }
+                },
+            )
+            .await;
+            took.push(returned.elapsed());
+        }
+        eprintln!("{what}: refused by the three instances {took:?} after the command returned");
+    }
 }

@@ -14,6 +14,7 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use roomlink_domain::ids::EnterpriseId;
 use roomlink_domain::ports::{EnterpriseStore, UserStore};
+use roomlink_domain::token::TokenHash;
 use roomlink_domain::{Error, Result};
 
 #[async_trait]
@@ -149,7 +150,7 @@ impl EnterpriseStore for DbStore {
         })
     }
 
-    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<bool> {
+    async fn delete_enterprise(&self, id: &EnterpriseId) -> Result<Option<Vec<TokenHash>>> {
         let id = id.as_str();
         // Every table by name rather than by ON DELETE CASCADE: paired statuses have no
         // foreign key, and the order (dependents first) satisfies every constraint.
@@ -189,9 +190,11 @@ impl EnterpriseStore for DbStore {
             )
             .execute(c)
             .await?;
-            diesel::delete(access_tokens::table.filter(access_tokens::enterprise_id.eq(id)))
-                .execute(c)
-                .await?;
+            let tokens: Vec<String> =
+                diesel::delete(access_tokens::table.filter(access_tokens::enterprise_id.eq(id)))
+                    .returning(access_tokens::token_hash)
+                    .get_results(c)
+                    .await?;
             diesel::delete(service_users::table.filter(service_users::enterprise_id.eq(id)))
                 .execute(c)
                 .await?;
@@ -204,7 +207,7 @@ impl EnterpriseStore for DbStore {
             let n = diesel::delete(enterprises::table.find(id))
                 .execute(c)
                 .await?;
-            Ok(n > 0)
+            Ok((n > 0).then(|| tokens.into_iter().map(TokenHash::from_stored).collect()))
         })
     }
 }

@@ -108,17 +108,22 @@ impl TokenStore for DbStore {
         })
     }
 
-    async fn delete_user_tokens(&self, enterprise: &EnterpriseId, username: &str) -> Result<u64> {
+    async fn delete_user_tokens(
+        &self,
+        enterprise: &EnterpriseId,
+        username: &str,
+    ) -> Result<Vec<TokenHash>> {
         db_tx!(self, |c| {
-            let ids: Vec<String> = diesel::delete(
+            let gone: Vec<(String, String)> = diesel::delete(
                 access_tokens::table
                     .filter(access_tokens::enterprise_id.eq(enterprise.as_str()))
                     .filter(access_tokens::creator.eq(username))
                     .filter(access_tokens::platform_id.is_null()),
             )
-            .returning(access_tokens::id)
+            .returning((access_tokens::id, access_tokens::token_hash))
             .get_results(c)
             .await?;
+            let (ids, hashes): (Vec<String>, Vec<String>) = gone.into_iter().unzip();
             // Paired statuses have no foreign key (see the migration): removed by token id.
             for chunk in ids.chunks(crate::dialect::IN_CHUNK) {
                 diesel::delete(
@@ -127,7 +132,7 @@ impl TokenStore for DbStore {
                 .execute(c)
                 .await?;
             }
-            Ok(ids.len() as u64)
+            Ok(hashes.into_iter().map(TokenHash::from_stored).collect())
         })
     }
 }

@@ -178,6 +178,7 @@ previous_service_keys = "p1,p2"
 service_key_file = "k.key"
 bcrypt_cost = 31
 verified_password_cache_secs = 0
+token_cache_ms = 0
 [log]
 format = "json"
 level = "debug"

@@ -131,12 +131,25 @@ pub fn sigkill(mut child: Child) {
 
 /// A token of `<enterprise>-ops` (see [`Service::tenant`]).
 pub async fn token(client: &reqwest::Client, address: &str, enterprise: &str) -> String {
+    token_as(
+        client,
+        address,
+        &format!("{enterprise}-ops"),
+        &format!("{enterprise}-password-1"),
+    )
+    .await
+}
+
+/// A token of the service user `username`.
+pub async fn token_as(
+    client: &reqwest::Client,
+    address: &str,
+    username: &str,
+    password: &str,
+) -> String {
     let response = client
         .post(format!("http://{address}/api/auth/accesstokens"))
-        .basic_auth(
-            format!("{enterprise}-ops"),
-            Some(format!("{enterprise}-password-1")),
-        )
+        .basic_auth(username, Some(password))
         .send()
         .await
         .unwrap();
