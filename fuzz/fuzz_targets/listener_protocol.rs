@@ -29,12 +29,11 @@ use libfuzzer_sys::fuzz_target;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::error::{Error, ErrorKind};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
-use roomlink_domain::ports::ObservedState;
 use roomlink_domain::rules::put;
 use roomlink_listener_client::errors::Call;
 use roomlink_listener_client::info::{self, Info, InfoBody, Refusal, gate, minimum_version};
 use roomlink_listener_client::redact::MAX_TEXT_CHARS;
-use roomlink_listener_client::wire::{FailureBody, StateAnswer, StatusAnswer};
+use roomlink_listener_client::wire::{self, FailureBody, StateAnswer, StatusAnswer};
 use roomlink_listener_protocol::dial_home::frames::{
     AnswerBody, Decoded, RequestFrame, decode, encode,
 };
@@ -227,14 +226,14 @@ fn roomlink_reads_an_answer(data: &[u8], json: Option<&Value>) {
         }
     }
     if let Ok(answer) = serde_json::from_slice::<StateAnswer>(data) {
-        let _ = ObservedState::from(answer.state);
+        let _ = wire::observed(answer.state);
     }
     if let Ok(answer) = serde_json::from_slice::<StatusAnswer>(data) {
         for item in answer.statuses {
             let _ = (
                 item.endpoint_id,
                 item.failure,
-                item.state.map(ObservedState::from),
+                item.state.map(wire::observed),
             );
         }
     }

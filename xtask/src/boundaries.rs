@@ -22,7 +22,7 @@ use layers::Layer;
 use std::process::Command;
 
 /// Every workspace crate and its layer (see [`Layer`]). A new crate goes here, or the check fails.
-const LAYERS: [(&str, Layer); 18] = [
+const LAYERS: [(&str, Layer); 19] = [
     ("roomlink-domain", Layer::Core),
     ("roomlink-app", Layer::Application),
     ("roomlink-memory-store", Layer::TestSupport),
@@ -36,6 +36,7 @@ const LAYERS: [(&str, Layer); 18] = [
     ("roomlink", Layer::Wiring),
     ("roomlink-cli", Layer::Tool),
     ("roomlink-listener-protocol", Layer::Shared),
+    ("roomlink-listener-wire", Layer::Wire),
     ("roomlink-listener", Layer::Tool),
     ("roomlink-listener-sim", Layer::Tool),
     ("roomlink-device-emu", Layer::Tool),

@@ -42,8 +42,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::{Answer, Retry, exchange, exchange_link};
 use wire::{
-    CalendarAnswer, CalendarQuery, CommandRequest, FailureBody, StateAnswer, StatusAnswer,
-    StatusEntry, StatusRequest, WireCredential, WireEndpoint, WireParams,
+    CalendarAnswer, CalendarQuery, CommandBody, FailureBody, StateAnswer, StatusAnswer, StatusBody,
+    StatusEntry,
 };
 
 /// The protocol's limit on endpoints per `POST /v1/status`.
@@ -244,10 +244,10 @@ impl HttpListenerClient {
         if !protocol.is_some_and(|p| info.supports(p)) {
             return Err(call.unknown_protocol(protocol));
         }
-        let body = CommandRequest {
-            endpoint: WireEndpoint::of(&target.endpoint),
-            credential: WireCredential::of(&target.credential),
-            params: WireParams::of(command),
+        let body = CommandBody {
+            endpoint: wire::endpoint(&target.endpoint),
+            credential: Some(wire::credential(&target.credential)),
+            params: wire::params(command),
         };
         let path = format!("/v1/commands/{}", call.command);
         let request = Request {
@@ -265,7 +265,7 @@ impl HttpListenerClient {
             return Err(call.from_status(answer.status, &answer.body, Some(&target.endpoint)));
         }
         serde_json::from_slice::<StateAnswer>(&answer.body)
-            .map(|a| a.state.into())
+            .map(|a| wire::observed(a.state))
             .map_err(|e| {
                 call.not_protocol(format!(
                     "the {} answer is not the protocol: {e}",
@@ -278,7 +278,7 @@ impl HttpListenerClient {
     async fn calendar_events(
         &self,
         target: &CommandTarget,
-        query: &CalendarQuery<'_>,
+        query: &CalendarQuery,
         call: &mut Call<'_>,
     ) -> Result<Vec<CalendarEvent>> {
         let deadline = Instant::now() + self.config.command_timeout;
@@ -300,7 +300,7 @@ impl HttpListenerClient {
             let failure = FailureBody::from_bytes(&answer.body);
             if let Some(error) = failure
                 .as_ref()
-                .and_then(|f| call.calendar_failure(query.calendar_id, f))
+                .and_then(|f| call.calendar_failure(&query.calendar_id, f))
             {
                 return Err(error);
             }
@@ -313,7 +313,7 @@ impl HttpListenerClient {
             .calendar
             .events
             .into_iter()
-            .filter_map(wire::WireEvent::into_event)
+            .filter_map(wire::event)
             .filter(|e| e.start_ms < query.to && e.end_ms.max(e.start_ms + 1) > query.from)
             .collect();
         events.sort_by_key(|e| (e.start_ms, e.end_ms));
@@ -401,12 +401,12 @@ impl HttpListenerClient {
         batch: &[usize],
         call: &Call<'_>,
     ) -> Result<Vec<(usize, Result<ObservedState>)>> {
-        let body = StatusRequest {
+        let body = StatusBody {
             endpoints: batch
                 .iter()
                 .map(|&i| StatusEntry {
-                    endpoint: WireEndpoint::of(&targets[i].endpoint),
-                    credential: WireCredential::of(&targets[i].credential),
+                    endpoint: wire::endpoint(&targets[i].endpoint),
+                    credential: Some(wire::credential(&targets[i].credential)),
                 })
                 .collect(),
         };
@@ -461,7 +461,7 @@ impl HttpListenerClient {
             }
             let call = call.with_password(password(&targets[i].credential));
             let result = match (item.state, item.failure) {
-                (Some(state), _) => Ok(state.into()),
+                (Some(state), _) => Ok(wire::observed(state)),
                 (None, Some(failure)) => match FailureBody::from_value(&failure) {
                     Some(f) => Err(call.from_failure(endpoint, f)),
                     None => Err(call.not_protocol("a status failure without a name".to_owned())),
@@ -578,8 +578,8 @@ impl ListenerTransport for HttpListenerClient {
             target.listener_secret.expose(),
         );
         let query = CalendarQuery {
-            calendar_type: calendar_type.as_str(),
-            calendar_id,
+            calendar_type: calendar_type.as_str().to_owned(),
+            calendar_id: calendar_id.to_owned(),
             from: from_ms,
             to: to_ms,
         };

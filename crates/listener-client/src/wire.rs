@@ -1,199 +1,125 @@
-//! The bodies of the listener protocol, as roomlink writes and reads them.
+//! The listener protocol's bodies (declared once, in `roomlink-listener-wire`) from the
+//! domain's types, and back.
 //!
-//! Request types borrow the endpoint's password; they derive no `Debug` so nothing prints them.
+//! The request bodies carry the endpoint's password; they derive no `Debug` so nothing prints
+//! them.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::calendar::push::CalendarPush;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::ports::{Command, EndpointCredential, ObservedState};
-use serde::{Deserialize, Serialize};
+pub use roomlink_listener_wire::{
+    CalendarAnswer, CalendarQuery, CommandBody, StateAnswer, StatusAnswer, StatusBody, StatusEntry,
+    WireCalendar, WireCredential, WireDial, WireEndpoint, WireEvent, WireMeeting, WireParams,
+    WireState,
+};
 use serde_json::Value;
 
-/// The endpoint as a listener needs it to reach the room system.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireEndpoint<'a> {
-    id: &'a str,
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ip_address: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    port: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    control_protocol: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    signaling_protocol: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dial_style: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    address_style: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    username: Option<&'a str>,
-    /// A `MESH` endpoint's driver server, which the listener calls.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mesh_base_uri: Option<&'a str>,
-}
-
-impl<'a> WireEndpoint<'a> {
-    pub fn of(endpoint: &'a Endpoint) -> Self {
-        let p = endpoint.profile();
-        WireEndpoint {
-            id: endpoint.id().as_str(),
-            name: endpoint.name(),
-            ip_address: p.ip_address().map(|a| a.as_str()),
-            port: p.port().map(|port| port.get()),
-            control_protocol: p.control_protocol().map(|c| c.as_str()),
-            signaling_protocol: p.signaling_protocol().map(|s| s.as_str()),
-            dial_style: p.dial_style().map(|d| d.as_str()),
-            address_style: p.address_style().map(|a| a.as_str()),
-            username: p.username().map(|u| u.as_str()),
-            mesh_base_uri: p.mesh_base_uri().map(|u| u.as_str()),
-        }
+/// The endpoint as a listener needs it to reach the room system (never its password).
+pub fn endpoint(endpoint: &Endpoint) -> WireEndpoint {
+    let p = endpoint.profile();
+    WireEndpoint {
+        id: Some(endpoint.id().as_str().to_owned()),
+        name: Some(endpoint.name().to_owned()),
+        ip_address: p.ip_address().map(|a| a.as_str().to_owned()),
+        port: p.port().map(|port| port.get()),
+        control_protocol: p.control_protocol().map(|c| c.as_str().to_owned()),
+        signaling_protocol: p.signaling_protocol().map(|s| s.as_str().to_owned()),
+        dial_style: p.dial_style().map(|d| d.as_str().to_owned()),
+        address_style: p.address_style().map(|a| a.as_str().to_owned()),
+        username: p.username().map(|u| u.as_str().to_owned()),
+        mesh_base_uri: p.mesh_base_uri().map(|u| u.as_str().to_owned()),
     }
 }
 
-/// `credential`: `none`, `plain` (opened by roomlink) or `sealed` (only the listener opens it).
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum WireCredential<'a> {
-    None,
-    Plain {
-        password: &'a str,
-    },
-    Sealed {
-        #[serde(rename = "keyId")]
-        key_id: &'a str,
-        ciphertext: String,
-    },
-}
-
-impl<'a> WireCredential<'a> {
-    pub fn of(credential: &'a EndpointCredential) -> Self {
-        match credential {
-            EndpointCredential::None => WireCredential::None,
-            EndpointCredential::Plain(password) => WireCredential::Plain {
-                password: password.expose(),
-            },
-            EndpointCredential::SealedForListener(sealed) => WireCredential::Sealed {
-                key_id: &sealed.key_id,
-                ciphertext: BASE64.encode(&sealed.ciphertext),
-            },
-        }
+/// How the listener gets the endpoint's password.
+pub fn credential(credential: &EndpointCredential) -> WireCredential {
+    match credential {
+        EndpointCredential::None => WireCredential::None,
+        EndpointCredential::Plain(password) => WireCredential::Plain {
+            password: password.expose().to_owned(),
+        },
+        EndpointCredential::SealedForListener(sealed) => WireCredential::Sealed {
+            key_id: sealed.key_id.clone(),
+            ciphertext: BASE64.encode(&sealed.ciphertext),
+        },
     }
 }
 
-/// `params` of a command; absent fields are left out.
-#[derive(Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct WireParams<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meeting_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    passcode: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cluster: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meeting_type: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dtmf: Option<&'a str>,
-    /// `pushcalendar`: the window and its meetings (no passcodes).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    calendar: Option<&'a CalendarPush>,
-}
-
-impl<'a> WireParams<'a> {
-    pub fn of(command: &'a Command) -> Option<Self> {
-        match command {
-            Command::Join(join) => Some(WireParams {
-                meeting_id: join.meeting_id.as_deref(),
-                passcode: join.passcode.as_deref(),
-                cluster: Some(join.cluster.as_str()),
-                meeting_type: join.meeting_type.map(|t| t.as_str()),
-                ..WireParams::default()
-            }),
-            Command::PushCalendar(push) => Some(WireParams {
-                calendar: Some(push),
-                ..WireParams::default()
-            }),
-            Command::SendDtmf(dtmf) => Some(WireParams {
-                dtmf: Some(dtmf.as_str()),
-                ..WireParams::default()
-            }),
-            Command::HangUp | Command::MuteMicrophone | Command::UnmuteMicrophone => None,
-        }
+/// A command's `params`; `None` for the commands that take none.
+pub fn params(command: &Command) -> Option<WireParams> {
+    match command {
+        Command::Join(join) => Some(WireParams {
+            meeting_id: join.meeting_id.clone(),
+            passcode: join.passcode.clone(),
+            cluster: Some(join.cluster.as_str().to_owned()),
+            meeting_type: join.meeting_type.map(|t| t.as_str().to_owned()),
+            ..WireParams::default()
+        }),
+        Command::PushCalendar(push) => Some(WireParams {
+            calendar: Some(calendar(push)),
+            ..WireParams::default()
+        }),
+        Command::SendDtmf(dtmf) => Some(WireParams {
+            dtmf: Some(dtmf.as_str().to_owned()),
+            ..WireParams::default()
+        }),
+        Command::HangUp | Command::MuteMicrophone | Command::UnmuteMicrophone => None,
     }
 }
 
-/// `POST /v1/commands/{command}`.
-#[derive(Serialize)]
-pub struct CommandRequest<'a> {
-    pub endpoint: WireEndpoint<'a>,
-    pub credential: WireCredential<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub params: Option<WireParams<'a>>,
-}
-
-/// One endpoint of `POST /v1/status`.
-#[derive(Serialize)]
-pub struct StatusEntry<'a> {
-    pub endpoint: WireEndpoint<'a>,
-    pub credential: WireCredential<'a>,
-}
-
-/// `POST /v1/status`.
-#[derive(Serialize)]
-pub struct StatusRequest<'a> {
-    pub endpoints: Vec<StatusEntry<'a>>,
-}
-
-/// A room system's `state`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireState {
-    call_active: bool,
-    dialing: bool,
-    microphone_muted: bool,
-    #[serde(default)]
-    reserved: bool,
-    #[serde(default)]
-    last_dial_timestamp_millis: Option<i64>,
-}
-
-impl From<WireState> for ObservedState {
-    fn from(s: WireState) -> Self {
-        ObservedState {
-            call_active: s.call_active,
-            reserved: s.reserved,
-            dialing: s.dialing,
-            microphone_muted: s.microphone_muted,
-            last_dial_timestamp_millis: s.last_dial_timestamp_millis,
-        }
+/// `pushcalendar`'s `params.calendar`: the window and its meetings, passcodes left out.
+fn calendar(push: &CalendarPush) -> WireCalendar {
+    WireCalendar {
+        from: push.from,
+        to: push.to,
+        meetings: push
+            .meetings
+            .iter()
+            .map(|m| WireMeeting {
+                uid: m.uid.clone(),
+                title: m.title.clone(),
+                start: m.start,
+                end: m.end,
+                dial: m.dial.as_ref().map(|d| WireDial {
+                    meeting_id: d.meeting_id.clone(),
+                    cluster: Some(d.cluster.as_str().to_owned()),
+                    meeting_type: d.meeting_type.map(|t| t.as_str().to_owned()),
+                }),
+            })
+            .collect(),
     }
 }
 
-/// The success answer of a command.
-#[derive(Debug, Deserialize)]
-pub struct StateAnswer {
-    pub state: WireState,
+/// What a listener observed of a room system.
+pub fn observed(s: WireState) -> ObservedState {
+    ObservedState {
+        call_active: s.call_active,
+        reserved: s.reserved,
+        dialing: s.dialing,
+        microphone_muted: s.microphone_muted,
+        last_dial_timestamp_millis: s.last_dial_timestamp_millis,
+    }
 }
 
-/// The answer of `POST /v1/status`.
-#[derive(Debug, Deserialize)]
-pub struct StatusAnswer {
-    pub statuses: Vec<StatusItem>,
-}
-
-/// One endpoint's entry: `state` or `failure`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusItem {
-    #[serde(default)]
-    pub endpoint_id: Option<String>,
-    #[serde(default)]
-    pub state: Option<WireState>,
-    #[serde(default)]
-    pub failure: Option<Value>,
+/// The domain's event; `None` for an all-day event (not a meeting a room joins, as for
+/// Microsoft 365 and Google) or one without a uid.
+pub fn event(e: WireEvent) -> Option<CalendarEvent> {
+    if e.all_day || e.uid.is_empty() {
+        return None;
+    }
+    Some(CalendarEvent {
+        uid: e.uid,
+        title: e.title,
+        start_ms: e.start,
+        end_ms: e.end.max(e.start),
+        location: e.location,
+        description: e.body,
+        conference_uris: e.conference_uris,
+        cancelled: e.cancelled,
+    })
 }
 
 /// A failure body, read leniently: only `failure` is required; `causes` becomes strings
@@ -247,7 +173,7 @@ mod tests {
     use roomlink_domain::secret::{SealedSecret, Secret};
     use serde_json::json;
 
-    fn endpoint() -> Endpoint {
+    fn room() -> Endpoint {
         let body = json!({"name": "Boardroom", "ipAddress": "127.77.0.1", "port": 22,
             "controlProtocol": "TANDBERG_SSH", "username": "admin", "location": "3rd floor"});
         let draft = roomlink_domain::rules::put::insert(body.as_object().unwrap()).unwrap();
@@ -262,7 +188,7 @@ mod tests {
 
     #[test]
     fn command_bodies_follow_the_protocol() {
-        let e = endpoint();
+        let e = room();
         let join = Command::Join(
             JoinRequest::from_params(&JoinParams {
                 meeting_id: Some("123456789"),
@@ -272,10 +198,10 @@ mod tests {
             .unwrap(),
         );
         let credential = EndpointCredential::Plain(Secret::new("pw"));
-        let body = CommandRequest {
-            endpoint: WireEndpoint::of(&e),
-            credential: WireCredential::of(&credential),
-            params: WireParams::of(&join),
+        let body = CommandBody {
+            endpoint: endpoint(&e),
+            credential: Some(self::credential(&credential)),
+            params: params(&join),
         };
         assert_eq!(
             serde_json::to_value(&body).unwrap(),
@@ -289,17 +215,17 @@ mod tests {
         );
         let dtmf = Command::SendDtmf(Dtmf::parse(Some("12#")).unwrap());
         assert_eq!(
-            serde_json::to_value(WireParams::of(&dtmf)).unwrap(),
+            serde_json::to_value(params(&dtmf)).unwrap(),
             json!({"dtmf": "12#"})
         );
-        assert!(WireParams::of(&Command::HangUp).is_none());
+        assert!(params(&Command::HangUp).is_none());
     }
 
     #[test]
     fn readcalendar_bodies_and_answers_follow_the_protocol() {
         let query = CalendarQuery {
-            calendar_type: "EXCHANGE",
-            calendar_id: "board@corp.example",
+            calendar_type: "EXCHANGE".into(),
+            calendar_id: "board@corp.example".into(),
             from: 1,
             to: 2,
         };
@@ -320,7 +246,7 @@ mod tests {
             .calendar
             .events
             .into_iter()
-            .filter_map(WireEvent::into_event)
+            .filter_map(event)
             .collect();
         assert_eq!(events.len(), 1, "all-day and uid-less events are left out");
         assert_eq!(events[0].description.as_deref(), Some("https://bjn.vc/1"));
@@ -365,11 +291,11 @@ mod tests {
             ciphertext: vec![1, 2, 3],
         });
         assert_eq!(
-            serde_json::to_value(WireCredential::of(&sealed)).unwrap(),
+            serde_json::to_value(credential(&sealed)).unwrap(),
             json!({"kind": "sealed", "keyId": "pk-1234abcd", "ciphertext": "AQID"})
         );
         assert_eq!(
-            serde_json::to_value(WireCredential::of(&EndpointCredential::None)).unwrap(),
+            serde_json::to_value(credential(&EndpointCredential::None)).unwrap(),
             json!({"kind": "none"})
         );
     }
@@ -385,68 +311,5 @@ mod tests {
         assert_eq!(f.causes, ["one"]);
         assert!(FailureBody::from_value(&json!({"message": "no name"})).is_none());
         assert!(FailureBody::from_bytes(b"<html>").is_none());
-    }
-}
-
-/// `readcalendar`'s body (listener 3.2.0).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CalendarQuery<'a> {
-    pub calendar_type: &'static str,
-    pub calendar_id: &'a str,
-    pub from: i64,
-    pub to: i64,
-}
-
-/// `readcalendar`'s answer.
-#[derive(Debug, Deserialize)]
-pub struct CalendarAnswer {
-    pub calendar: WireCalendarEvents,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct WireCalendarEvents {
-    pub events: Vec<WireEvent>,
-}
-
-/// One event as a listener reports it; fields roomlink does not use (`id`, `organizer`) are
-/// ignored.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireEvent {
-    pub uid: String,
-    #[serde(default)]
-    pub title: Option<String>,
-    pub start: i64,
-    pub end: i64,
-    #[serde(default)]
-    pub location: Option<String>,
-    #[serde(default)]
-    pub body: Option<String>,
-    #[serde(default)]
-    pub conference_uris: Vec<String>,
-    #[serde(default)]
-    pub cancelled: bool,
-    #[serde(default)]
-    pub all_day: bool,
-}
-
-impl WireEvent {
-    /// The domain's event; `None` for an all-day event (not a meeting a room joins, as for
-    /// Microsoft 365 and Google) or one without a uid.
-    pub fn into_event(self) -> Option<roomlink_domain::calendar::CalendarEvent> {
-        if self.all_day || self.uid.is_empty() {
-            return None;
-        }
-        Some(roomlink_domain::calendar::CalendarEvent {
-            uid: self.uid,
-            title: self.title,
-            start_ms: self.start,
-            end_ms: self.end.max(self.start),
-            location: self.location,
-            description: self.body,
-            conference_uris: self.conference_uris,
-            cancelled: self.cancelled,
-        })
     }
 }

@@ -13,4 +13,5 @@ pub mod failure;
 pub mod secrets;
 pub mod server;
 pub mod version;
-pub mod wire;
+/// The protocol's bodies, declared once for both sides (`roomlink-listener-wire`).
+pub use roomlink_listener_wire as wire;

@@ -1,7 +1,7 @@
 //! The simulated room systems: in-memory state keyed by address, never a real connection.
 
 use crate::fault::Fault;
-use crate::wire::{WireCalendar, WireParams};
+use crate::wire::{WireCalendar, WireParams, WireState};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -152,12 +152,12 @@ impl Room {
 
     /// The protocol's `state` object.
     pub fn state(&self) -> Value {
-        json!({
-            "callActive": self.call_active,
-            "dialing": self.dialing,
-            "microphoneMuted": self.microphone_muted,
-            "reserved": false,
-            "lastDialTimestampMillis": self.last_dial_ms,
+        json!(WireState {
+            call_active: self.call_active,
+            dialing: self.dialing,
+            microphone_muted: self.microphone_muted,
+            reserved: false,
+            last_dial_timestamp_millis: self.last_dial_ms,
         })
     }
 

@@ -2,6 +2,7 @@
 //! the listener remembers of it (the last status read, when it last dialled).
 
 use crate::driver::{CallPhase, DeviceStatus};
+use roomlink_listener_protocol::wire::WireState;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,12 +21,12 @@ impl Memory {
             call: CallPhase::Idle,
             microphone_muted: false,
         });
-        json!({
-            "callActive": status.call_active(),
-            "dialing": status.dialing(),
-            "microphoneMuted": status.microphone_muted,
-            "reserved": false,
-            "lastDialTimestampMillis": self.last_dial_ms,
+        json!(WireState {
+            call_active: status.call_active(),
+            dialing: status.dialing(),
+            microphone_muted: status.microphone_muted,
+            reserved: false,
+            last_dial_timestamp_millis: self.last_dial_ms,
         })
     }
 }

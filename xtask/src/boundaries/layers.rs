@@ -21,6 +21,9 @@ pub enum Layer {
     Driving,
     /// Test doubles (the in-memory store): the core only, and only ever a dev-dependency.
     TestSupport,
+    /// A protocol's bodies, declared once for both of its sides (the listener protocol's):
+    /// no workspace crate; adapters, shared libraries and tools may use it.
+    Wire,
     /// The binary that wires the adapters to the domain: it may use every crate.
     Wiring,
     /// A library that programs share (the listener protocol's server side): the core only.
@@ -38,12 +41,11 @@ impl Layer {
             // Only tests may use test doubles: a normal dependency on one is always wrong.
             _ if other == Layer::TestSupport => false,
             Layer::Wiring => true,
-            Layer::Application | Layer::Adapter | Layer::Shared | Layer::TestSupport => {
-                other == Layer::Core
-            }
+            Layer::Application | Layer::TestSupport => other == Layer::Core,
+            Layer::Adapter | Layer::Shared => matches!(other, Layer::Core | Layer::Wire),
             Layer::Driving => matches!(other, Layer::Core | Layer::Application),
-            Layer::Tool => matches!(other, Layer::Core | Layer::Shared),
-            Layer::Core | Layer::StdOnly => false,
+            Layer::Tool => matches!(other, Layer::Core | Layer::Shared | Layer::Wire),
+            Layer::Core | Layer::Wire | Layer::StdOnly => false,
         }
     }
 
@@ -54,6 +56,7 @@ impl Layer {
             Layer::Adapter => "adapter",
             Layer::Driving => "driving adapter",
             Layer::TestSupport => "test support",
+            Layer::Wire => "wire",
             Layer::Wiring => "wiring",
             Layer::Shared => "shared",
             Layer::Tool => "tool",
@@ -66,13 +69,20 @@ impl Layer {
         match self {
             Layer::Core => "the core depends on no other workspace crate",
             Layer::Application => "the application may depend on the core (roomlink-domain) only",
-            Layer::Adapter => "an adapter may depend on the core (roomlink-domain) only",
+            Layer::Adapter => {
+                "an adapter may depend on the core (roomlink-domain) and wire crates only"
+            }
             Layer::Driving => {
                 "a driving adapter may depend on the core and the application (roomlink-app) only"
             }
             Layer::TestSupport => "test support may depend on the core (roomlink-domain) only",
-            Layer::Shared => "a shared library may depend on the core (roomlink-domain) only",
-            Layer::Tool => "a tool may depend on the core and the shared libraries only",
+            Layer::Shared => {
+                "a shared library may depend on the core (roomlink-domain) and wire crates only"
+            }
+            Layer::Wire => "a wire crate depends on no other workspace crate",
+            Layer::Tool => {
+                "a tool may depend on the core, the shared libraries and wire crates only"
+            }
             Layer::Wiring => "the wiring crate may depend on every crate but test support",
             Layer::StdOnly => "xtask has no dependencies at all (std only)",
         }
@@ -160,8 +170,8 @@ pub fn violations(packages: &[Package], layers: &[(&str, Layer)]) -> Vec<String>
         let Some(layer) = layer_of(&package.name) else {
             found.push(format!(
                 "{} ({}) has no layer: classify it in LAYERS in xtask/src/boundaries.rs \
-                 (core, application, adapter, driving, test support, wiring, shared, tool or \
-                 std-only; see docs/ARCHITECTURE.md)",
+                 (core, application, adapter, driving, test support, wire, wiring, shared, tool \
+                 or std-only; see docs/ARCHITECTURE.md)",
                 package.name,
                 package.dir.display()
             ));
@@ -282,11 +292,11 @@ mod tests {
                 "domain (core) has the dependency store (adapter): the core depends on no other \
                  workspace crate; a dev-dependency would be allowed",
                 "store (adapter) has the dependency crypto (adapter): an adapter may depend on \
-                 the core (roomlink-domain) only; a dev-dependency would be allowed",
+                 the core (roomlink-domain) and wire crates only; a dev-dependency would be allowed",
                 "crypto (adapter) has the build-dependency store (adapter): an adapter may depend \
-                 on the core (roomlink-domain) only; a dev-dependency would be allowed",
-                "cli (tool) has the dependency server (wiring): a tool may depend on the core and the \
-                 shared libraries only; a dev-dependency would be allowed",
+                 on the core (roomlink-domain) and wire crates only; a dev-dependency would be allowed",
+                "cli (tool) has the dependency server (wiring): a tool may depend on the core, the \
+                 shared libraries and wire crates only; a dev-dependency would be allowed",
                 "xtask has the dev-dependency serde: xtask has no dependencies at all (std only)",
             ]
         );
@@ -323,9 +333,9 @@ mod tests {
                 "app (application) has the dependency store (adapter): the application may \
                  depend on the core (roomlink-domain) only; a dev-dependency would be allowed",
                 "store (adapter) has the dependency app (application): an adapter may depend on \
-                 the core (roomlink-domain) only; a dev-dependency would be allowed",
-                "cli (tool) has the dependency app (application): a tool may depend on the core \
-                 and the shared libraries only; a dev-dependency would be allowed",
+                 the core (roomlink-domain) and wire crates only; a dev-dependency would be allowed",
+                "cli (tool) has the dependency app (application): a tool may depend on the core, \
+                 the shared libraries and wire crates only; a dev-dependency would be allowed",
                 "server (wiring) has the dependency memory (test support): the wiring crate may \
                  depend on every crate but test support; a dev-dependency would be allowed",
             ]

@@ -1,7 +1,10 @@
-//! The bodies of the listener protocol, as a listener (the simulator or `roomlink-listener`)
-//! reads and writes them.
+//! The bodies of the listener protocol (`docs/listener-protocol.md`), declared once for both
+//! sides: roomlink writes the requests and reads the answers (`roomlink-listener-client`), a
+//! listener (the simulator or `roomlink-listener`) reads the requests and writes the answers
+//! (`roomlink-listener-protocol`).
 //!
-//! Types holding a credential deliberately have no `Debug`: nothing can print them.
+//! Types holding a credential deliberately have no `Debug`: nothing can print them. This crate
+//! depends on serde alone; turning the domain's types into these is the client's business.
 
 use serde::{Deserialize, Serialize};
 
@@ -49,8 +52,9 @@ impl WireEndpoint {
     }
 }
 
-/// How the endpoint's password reached the listener.
-#[derive(Deserialize)]
+/// How the endpoint's password reaches the listener: `none`, `plain` (opened by roomlink) or
+/// `sealed` (only the listener opens it).
+#[derive(Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum WireCredential {
     None,
@@ -61,20 +65,27 @@ pub enum WireCredential {
         /// Which enterprise key sealed it; a listener holds one private key, so it only logs it.
         #[serde(rename = "keyId")]
         key_id: String,
+        /// Base64 (standard alphabet, padded) of the sealed box.
         ciphertext: String,
     },
 }
 
-/// The parameters of a command; each command reads its own.
-#[derive(Debug, Default, Deserialize)]
+/// The parameters of a command; each command reads its own, absent ones are left out.
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WireParams {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub meeting_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub passcode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub meeting_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dtmf: Option<String>,
-    /// `pushcalendar`: the room's meetings.
+    /// `pushcalendar`: the room's meetings (no passcodes).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub calendar: Option<WireCalendar>,
 }
 
@@ -144,25 +155,64 @@ impl WireCalendar {
 }
 
 /// `POST /v1/commands/{command}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 pub struct CommandBody {
     pub endpoint: WireEndpoint,
     pub credential: Option<WireCredential>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<WireParams>,
 }
 
 /// One entry of `POST /v1/status`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 pub struct StatusEntry {
     pub endpoint: WireEndpoint,
     pub credential: Option<WireCredential>,
 }
 
 /// `POST /v1/status`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 pub struct StatusBody {
     pub endpoints: Vec<StatusEntry>,
+}
+
+/// A room system's `state`, the answer of every command and of each status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireState {
+    pub call_active: bool,
+    pub dialing: bool,
+    pub microphone_muted: bool,
+    #[serde(default)]
+    pub reserved: bool,
+    /// When the room last dialled, milliseconds since the epoch (`null`: never).
+    #[serde(default)]
+    pub last_dial_timestamp_millis: Option<i64>,
+}
+
+/// The success answer of a command: `{"state": {...}}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub struct StateAnswer {
+    pub state: WireState,
+}
+
+/// The answer of `POST /v1/status`: one item per endpoint asked about, in that order.
+#[derive(Debug, Deserialize)]
+pub struct StatusAnswer {
+    pub statuses: Vec<StatusItem>,
+}
+
+/// One endpoint's entry of a status answer: `state`, or `failure` (a [`Failure`] body, read
+/// as JSON so that a reader can be lenient about a listener's extra or odd fields).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusItem {
+    #[serde(default)]
+    pub endpoint_id: Option<String>,
+    #[serde(default)]
+    pub state: Option<WireState>,
+    #[serde(default)]
+    pub failure: Option<serde_json::Value>,
 }
 
 /// A failure body, with the HTTP status it is answered with.
