@@ -27,6 +27,8 @@
 //! is not the XML API → misprovisioned; `5xx`, `503` after retries, `*Result` not `OK` →
 //! server error. A hang-up answered `No active call` is a success (nothing to hang up).
 
+mod bodies;
+mod failures;
 mod pin;
 mod xml;
 
@@ -34,10 +36,12 @@ pub use pin::{format_fingerprint, parse_fingerprint};
 
 use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
 use async_trait::async_trait;
-use quick_xml::escape::escape;
+use bodies::{bookings_body, call_phase, dial_body, dtmf_body, firmware_of};
+use failures::{
+    error_chain, http_failure, not_the_api, refused_login, response_head, rustls_error, tls_cause,
+};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
-use roomlink_domain::enums::SignalingProtocol;
 use roomlink_listener_protocol::failure::FailureKind;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -655,57 +659,6 @@ impl CiscoHttpDriver {
     }
 }
 
-fn firmware_of(version: &str) -> Firmware {
-    if super::cisco::is_tc(version) {
-        Firmware::Tc
-    } else {
-        Firmware::Ce
-    }
-}
-
-fn dtmf_body(firmware: Firmware, tones: &str) -> String {
-    let send = format!(
-        "<DTMFSend command=\"True\"><DTMFString>{}</DTMFString></DTMFSend>",
-        escape(tones)
-    );
-    match firmware {
-        Firmware::Ce => format!("<Command><Call>{send}</Call></Command>"),
-        Firmware::Tc => format!("<Command>{send}</Command>"),
-    }
-}
-
-/// `Bookings Put` (a multiline command: its payload is the `<body>` parameter, RoomOS
-/// HttpApi.md), which replaces the codec's stored bookings.
-fn bookings_body(bookings: &[crate::driver::Booking]) -> String {
-    format!(
-        "<Command><Bookings><Put command=\"True\"><body>{}</body></Put></Bookings></Command>",
-        escape(super::cisco::bookings_payload(bookings).as_str())
-    )
-}
-
-fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> String {
-    let protocol = match signaling {
-        Some(SignalingProtocol::H323) => "<Protocol>H323</Protocol>",
-        Some(SignalingProtocol::Sip) => "<Protocol>Sip</Protocol>",
-        None => "",
-    };
-    format!(
-        "<Command><Dial command=\"True\"><Number>{}</Number>{protocol}</Dial></Command>",
-        escape(number)
-    )
-}
-
-fn call_phase(calls: &Node) -> CallPhase {
-    super::cisco::overall(calls.find_all(&["Call"]).into_iter().map(|call| {
-        let status = call
-            .child("Status")
-            .map(|s| s.text.as_str())
-            .or_else(|| call.attr("status"))
-            .unwrap_or("");
-        super::cisco::call_phase(status)
-    }))
-}
-
 /// The `SessionId` a `Set-Cookie` header gives.
 fn session_cookie(headers: &HeaderMap) -> Option<String> {
     headers
@@ -716,125 +669,6 @@ fn session_cookie(headers: &HeaderMap) -> Option<String> {
         .filter_map(|pair| pair.trim().strip_prefix("SessionId="))
         .find(|id| !id.is_empty())
         .map(str::to_owned)
-}
-
-/// `HTTP/1.1 401 Unauthorized` and the headers worth showing (cookies redacted).
-fn response_head(status: StatusCode, headers: &HeaderMap) -> String {
-    let mut text = format!(
-        "HTTP/1.1 {} {}",
-        status.as_u16(),
-        status.canonical_reason().unwrap_or("")
-    );
-    let shown = [
-        ("content-type", "Content-Type"),
-        ("location", "Location"),
-        ("www-authenticate", "WWW-Authenticate"),
-        ("retry-after", "Retry-After"),
-    ];
-    for (name, title) in shown {
-        for value in headers.get_all(name) {
-            text.push_str(&format!("\n{title}: {}", value.to_str().unwrap_or("?")));
-        }
-    }
-    if headers.contains_key("set-cookie") {
-        text.push_str("\nSet-Cookie: [redacted]");
-    }
-    text
-}
-
-fn refused_login(device: &Device, reply: Reply) -> DriverFailure {
-    DriverFailure::new(
-        FailureKind::BadCredentials,
-        format!(
-            "{} refused the login of user {:?}",
-            device.address,
-            device.username()
-        ),
-    )
-    .cause(format!("HTTP {}", reply.status))
-    .exchange(Some(reply.request_text), Some(reply.response_text))
-}
-
-fn http_failure(device: &Device, reply: Reply) -> DriverFailure {
-    let code = reply.status.as_u16();
-    let (kind, message) = match code {
-        403 => (
-            FailureKind::Misprovisioned,
-            format!("{} forbids this to the user (role)", device.address),
-        ),
-        404 | 405 => (
-            FailureKind::Misprovisioned,
-            format!(
-                "{} has no Cisco XML API at this address and port",
-                device.address
-            ),
-        ),
-        503 => (
-            FailureKind::ServerError,
-            format!("{} is busy (rate limit, HTTP 503)", device.address),
-        ),
-        _ => (
-            FailureKind::ServerError,
-            format!("{} answered HTTP {code}", device.address),
-        ),
-    };
-    DriverFailure::new(kind, message)
-        .cause(format!("HTTP {}", reply.status))
-        .exchange(Some(reply.request_text), Some(reply.response_text))
-}
-
-fn not_the_api(device: &Device, reply: Reply) -> DriverFailure {
-    DriverFailure::new(
-        FailureKind::Misprovisioned,
-        format!(
-            "{} did not answer as a Cisco codec's XML API",
-            device.address
-        ),
-    )
-    .cause("the answer is not the expected XML")
-    .exchange(Some(reply.request_text), Some(reply.response_text))
-}
-
-fn error_chain(error: &reqwest::Error) -> Vec<String> {
-    let mut causes = vec![error.to_string()];
-    let mut source = std::error::Error::source(error);
-    while let Some(e) = source {
-        let text = e.to_string();
-        if !causes.contains(&text) {
-            causes.push(text);
-        }
-        source = e.source();
-    }
-    causes
-}
-
-/// The TLS error under a request error, if the failure was TLS's.
-fn rustls_error(error: &reqwest::Error) -> Option<&rustls::Error> {
-    let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
-    while let Some(e) = next {
-        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
-            return Some(tls);
-        }
-        // io::Error's `source` skips the error it wraps (and connectors nest io::Errors).
-        next = match e
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-        {
-            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
-            None => e.source(),
-        };
-    }
-    None
-}
-
-/// A TLS error in words (a pin mismatch says which fingerprint was seen).
-fn tls_cause(error: &rustls::Error) -> String {
-    match error {
-        rustls::Error::InvalidCertificate(rustls::CertificateError::Other(other)) => {
-            other.0.to_string()
-        }
-        other => other.to_string(),
-    }
 }
 
 #[async_trait]
@@ -931,56 +765,4 @@ impl Driver for CiscoHttpDriver {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn call_status_reads_elements_and_attributes() {
-        let doc = xml::parse("<Status><Call item=\"3\"><Status>Connected</Status></Call></Status>")
-            .expect("xml");
-        assert_eq!(call_phase(&doc), CallPhase::Connected);
-        let doc =
-            xml::parse("<Status><Call item=\"1\" status=\"Synced\" protocol=\"H323\"/></Status>")
-                .expect("xml");
-        assert_eq!(call_phase(&doc), CallPhase::Connected);
-        let doc = xml::parse("<Status><Call item=\"4\"><Status>Ringing</Status></Call></Status>")
-            .expect("xml");
-        assert_eq!(call_phase(&doc), CallPhase::Dialling);
-        let doc = xml::parse("<Status product=\"Cisco Codec\"/>").expect("xml");
-        assert_eq!(call_phase(&doc), CallPhase::Idle);
-    }
-
-    #[test]
-    fn bodies_escape_and_pick_the_firmware_form() {
-        assert_eq!(
-            dial_body("a<b>&c@x", Some(SignalingProtocol::Sip)),
-            "<Command><Dial command=\"True\"><Number>a&lt;b&gt;&amp;c@x</Number><Protocol>Sip</Protocol></Dial></Command>"
-        );
-        assert_eq!(
-            dtmf_body(Firmware::Tc, "12#"),
-            "<Command><DTMFSend command=\"True\"><DTMFString>12#</DTMFString></DTMFSend></Command>"
-        );
-        assert!(dtmf_body(Firmware::Ce, "1").starts_with("<Command><Call><DTMFSend"));
-        assert_eq!(firmware_of("TC7.3.21.d4d8b4c"), Firmware::Tc);
-        assert_eq!(firmware_of("ce9.15.17.4"), Firmware::Ce);
-        assert_eq!(firmware_of("RoomOS 11.14"), Firmware::Ce);
-        assert_eq!(form_encode("/Status/Call[1]"), "%2FStatus%2FCall%5B1%5D");
-    }
-
-    #[test]
-    fn response_heads_redact_cookies() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            "set-cookie",
-            "SessionId=secret; Path=/".parse().expect("header"),
-        );
-        headers.insert(
-            "www-authenticate",
-            "Basic realm=\"x\"".parse().expect("header"),
-        );
-        let head = response_head(StatusCode::UNAUTHORIZED, &headers);
-        assert!(head.starts_with("HTTP/1.1 401 Unauthorized"));
-        assert!(head.contains("WWW-Authenticate: Basic realm=\"x\""));
-        assert!(head.contains("Set-Cookie: [redacted]") && !head.contains("secret"));
-    }
-}
+mod tests;

@@ -1,0 +1,58 @@
+//! The XML documents the driver posts (`putxml`), and what it reads of `/Status/Call`.
+
+use super::Firmware;
+use super::xml::Node;
+use crate::driver::CallPhase;
+use quick_xml::escape::escape;
+use roomlink_domain::enums::SignalingProtocol;
+
+pub(super) fn firmware_of(version: &str) -> Firmware {
+    if crate::drivers::cisco::is_tc(version) {
+        Firmware::Tc
+    } else {
+        Firmware::Ce
+    }
+}
+
+pub(super) fn dtmf_body(firmware: Firmware, tones: &str) -> String {
+    let send = format!(
+        "<DTMFSend command=\"True\"><DTMFString>{}</DTMFString></DTMFSend>",
+        escape(tones)
+    );
+    match firmware {
+        Firmware::Ce => format!("<Command><Call>{send}</Call></Command>"),
+        Firmware::Tc => format!("<Command>{send}</Command>"),
+    }
+}
+
+/// `Bookings Put` (a multiline command: its payload is the `<body>` parameter, RoomOS
+/// HttpApi.md), which replaces the codec's stored bookings.
+pub(super) fn bookings_body(bookings: &[crate::driver::Booking]) -> String {
+    format!(
+        "<Command><Bookings><Put command=\"True\"><body>{}</body></Put></Bookings></Command>",
+        escape(crate::drivers::cisco::bookings_payload(bookings).as_str())
+    )
+}
+
+pub(super) fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> String {
+    let protocol = match signaling {
+        Some(SignalingProtocol::H323) => "<Protocol>H323</Protocol>",
+        Some(SignalingProtocol::Sip) => "<Protocol>Sip</Protocol>",
+        None => "",
+    };
+    format!(
+        "<Command><Dial command=\"True\"><Number>{}</Number>{protocol}</Dial></Command>",
+        escape(number)
+    )
+}
+
+pub(super) fn call_phase(calls: &Node) -> CallPhase {
+    crate::drivers::cisco::overall(calls.find_all(&["Call"]).into_iter().map(|call| {
+        let status = call
+            .child("Status")
+            .map(|s| s.text.as_str())
+            .or_else(|| call.attr("status"))
+            .unwrap_or("");
+        crate::drivers::cisco::call_phase(status)
+    }))
+}
