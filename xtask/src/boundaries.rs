@@ -9,7 +9,8 @@
 //!   [`layers`]; read from `cargo metadata`). A crate missing from the table fails the check
 //!   until someone classifies it;
 //! - **no import circles**: no two sibling modules of a workspace crate use each other, directly
-//!   or through others (what counts as an edge: [`circles`]).
+//!   or through others (what counts as an edge: [`circles`]);
+//! - **small files**: no Rust file of a workspace crate has more than [`MAX_FILE_LINES`] lines.
 //!
 //! Every check runs and every problem is reported. The tests below run the checks on the real
 //! tree under `cargo test` too.
@@ -67,6 +68,7 @@ pub fn check() -> Result<(), String> {
         Ok(packages) => {
             problems.extend(layers::violations(&packages, &LAYERS));
             problems.extend(import_circles(&packages));
+            problems.extend(long_files(&packages));
         }
         Err(e) => problems.push(e),
     }
@@ -137,6 +139,57 @@ fn import_circles(packages: &[layers::Package]) -> Vec<String> {
     found
 }
 
+/// The most lines a Rust source file may have: past it, a file holds more than one reader
+/// keeps in mind at once, and is split by what its parts do.
+const MAX_FILE_LINES: usize = 800;
+
+/// One message per Rust file over [`MAX_FILE_LINES`] in a workspace crate (sources, tests,
+/// benches and examples alike).
+fn long_files(packages: &[layers::Package]) -> Vec<String> {
+    let root = crate::project_root();
+    let mut files = Vec::new();
+    for package in packages {
+        rust_files(&package.dir, &mut files);
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let lines = match std::fs::read_to_string(&file) {
+            Ok(text) => text.lines().count(),
+            Err(e) => {
+                found.push(format!("{}: {e}", file.display()));
+                continue;
+            }
+        };
+        if lines > MAX_FILE_LINES {
+            let shown = file.strip_prefix(&root).unwrap_or(&file);
+            found.push(format!(
+                "{} has {lines} lines; at most {MAX_FILE_LINES}: split it by what its parts do",
+                shown.display()
+            ));
+        }
+    }
+    found
+}
+
+/// The `.rs` files under `dir`, build output and npm packages left out.
+fn rust_files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() {
+            if name != "target" && name != "node_modules" && name != ".git" {
+                rust_files(&path, into);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            into.push(path);
+        }
+    }
+}
+
 /// The standard output of `cargo ARGS` run at the workspace root.
 fn cargo(args: &[&str]) -> Result<String, String> {
     let output = Command::new(env!("CARGO"))
@@ -177,6 +230,12 @@ mod tests {
         assert!(packages.iter().any(|p| p.name == "roomlink-domain"));
         let found = layers::violations(&packages, &LAYERS);
         assert!(found.is_empty(), "{}", found.join("\n"));
+    }
+
+    #[test]
+    fn no_source_file_is_over_the_line_limit() {
+        let long = long_files(&workspace().unwrap());
+        assert!(long.is_empty(), "{}", long.join("\n"));
     }
 
     #[test]
