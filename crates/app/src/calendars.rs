@@ -8,7 +8,7 @@
 
 use super::audit::Auditor;
 use super::auth::Principal;
-use super::control::{listener_of, listener_secret};
+use super::control::{Routed, listener_secret, routed};
 use crate::calendar_mirror::{
     CalendarMirror, MirrorKey, Mirrored, MirroredRead, in_window, mirror_window,
 };
@@ -310,18 +310,15 @@ impl CalendarService {
         enterprise: &EnterpriseId,
         id: &EndpointId,
     ) -> Result<CommandTarget> {
-        let context = self
-            .endpoints
-            .command_context(enterprise, id)
-            .await?
-            .ok_or_else(|| id.not_found())?;
-        let listener = listener_of(&context.endpoint, context.listener, "readcalendar")?;
+        let Routed {
+            endpoint, listener, ..
+        } = routed(self.endpoints.as_ref(), enterprise, id, "readcalendar").await?;
         let listener_secret = listener_secret(self.sealer.as_ref(), &listener)?;
         Ok(CommandTarget {
             listener_id: listener.id.clone(),
             route: listener.route(),
             listener_secret,
-            endpoint: context.endpoint,
+            endpoint,
             credential: EndpointCredential::None,
         })
     }

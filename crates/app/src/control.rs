@@ -105,9 +105,37 @@ fn observed(endpoint: &EndpointId, state: ObservedState, now: i64) -> EndpointSt
     }
 }
 
+/// An endpoint read for a command, with the listener service it names.
+pub(crate) struct Routed {
+    pub endpoint: Endpoint,
+    pub listener: ListenerService,
+    pub enterprise_public_key: Option<String>,
+}
+
+/// What every command, status poll and calendar read through a room's listener starts with:
+/// the endpoint's command context (`NotFound` without one) and its listener
+/// (`EndpointHasNoListenerService`, naming `command`).
+pub(crate) async fn routed(
+    endpoints: &dyn EndpointStore,
+    enterprise: &EnterpriseId,
+    id: &EndpointId,
+    command: &str,
+) -> Result<Routed> {
+    let context = endpoints
+        .command_context(enterprise, id)
+        .await?
+        .ok_or_else(|| id.not_found())?;
+    let listener = listener_of(&context.endpoint, context.listener, command)?;
+    Ok(Routed {
+        endpoint: context.endpoint,
+        listener,
+        enterprise_public_key: context.enterprise_public_key,
+    })
+}
+
 /// The listener service `endpoint` names, as read with it; `EndpointHasNoListenerService`
 /// when it names none or one that does not exist.
-pub(crate) fn listener_of(
+fn listener_of(
     endpoint: &Endpoint,
     listener: Option<ListenerService>,
     command: &str,
@@ -235,18 +263,13 @@ impl ControlService {
         principal.authorize(operation, Target::Endpoint(id))?;
         self.note_zero_touch_use(principal).await?;
         let enterprise = &principal.enterprise_id;
-        let context = self
-            .endpoints
-            .command_context(enterprise, id)
-            .await?
-            .ok_or_else(|| id.not_found())?;
-        let listener = listener_of(&context.endpoint, context.listener, command.name())?;
-        let keys = Keys::of(
-            self.sealer.as_ref(),
-            &listener,
-            context.enterprise_public_key,
-        )?;
-        let target = keys.target(self.sealer.as_ref(), &listener, context.endpoint)?;
+        let Routed {
+            endpoint,
+            listener,
+            enterprise_public_key,
+        } = routed(self.endpoints.as_ref(), enterprise, id, command.name()).await?;
+        let keys = Keys::of(self.sealer.as_ref(), &listener, enterprise_public_key)?;
+        let target = keys.target(self.sealer.as_ref(), &listener, endpoint)?;
         match self.transport.send(&target, &command).await {
             Ok(state) => Ok(observed(id, state, self.clock.now_ms())),
             Err(error) => {
@@ -265,19 +288,13 @@ impl ControlService {
         enterprise: &EnterpriseId,
         id: &EndpointId,
     ) -> Result<Option<CommandTarget>> {
-        let command = "pushcalendar";
-        let context = self
-            .endpoints
-            .command_context(enterprise, id)
-            .await?
-            .ok_or_else(|| id.not_found())?;
-        let listener = listener_of(&context.endpoint, context.listener, command)?;
-        let keys = Keys::of(
-            self.sealer.as_ref(),
-            &listener,
-            context.enterprise_public_key,
-        )?;
-        let target = keys.target(self.sealer.as_ref(), &listener, context.endpoint)?;
+        let Routed {
+            endpoint,
+            listener,
+            enterprise_public_key,
+        } = routed(self.endpoints.as_ref(), enterprise, id, "pushcalendar").await?;
+        let keys = Keys::of(self.sealer.as_ref(), &listener, enterprise_public_key)?;
+        let target = keys.target(self.sealer.as_ref(), &listener, endpoint)?;
         let capabilities = self.transport.capabilities(&target).await?;
         Ok(capabilities
             .contains(&EndpointCapability::CalendarPush)
