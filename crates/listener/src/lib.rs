@@ -7,6 +7,7 @@
 //!   [`control`]: one thing at a time per device ([`devices`]), deadlines, IVR tones.
 //! - [`calendar`]: `readcalendar`, room calendars read for roomlink (Exchange EWS).
 //! - [`settings`]: the configuration layers; [`startup`]: from settings to a running listener.
+//! - [`xml`]: the one XML element tree, for Cisco's XML API and Exchange's SOAP answers.
 
 pub mod api;
 pub mod calendar;
@@ -17,6 +18,7 @@ pub mod drivers;
 pub mod request;
 pub mod settings;
 pub mod startup;
+pub mod xml;
 
 use roomlink_listener_protocol::version::Version;
 

@@ -5,10 +5,8 @@
 //! prefixes the server chooses work.
 
 use super::utc;
-use quick_xml::NsReader;
-use quick_xml::escape::{escape, resolve_predefined_entity};
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::ResolveResult;
+use crate::xml::{Element, parse};
+use quick_xml::escape::escape;
 
 pub const SOAP_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
 pub const MESSAGES_NS: &str = "http://schemas.microsoft.com/exchange/services/2006/messages";
@@ -109,124 +107,13 @@ pub fn get_item(ids: &[ItemId]) -> String {
     ))
 }
 
-/// An element of an answer: its namespace, local name, attributes (by local name) and text.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Element {
-    pub ns: String,
-    pub name: String,
-    pub attrs: Vec<(String, String)>,
-    pub children: Vec<Element>,
-    pub text: String,
-}
-
 impl Element {
-    pub fn is(&self, ns: &str, name: &str) -> bool {
-        self.ns == ns && self.name == name
-    }
-
-    pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    pub fn child(&self, ns: &str, name: &str) -> Option<&Element> {
-        self.children.iter().find(|c| c.is(ns, name))
-    }
-
-    pub fn children_named(&self, ns: &str, name: &str) -> Vec<&Element> {
-        self.children.iter().filter(|c| c.is(ns, name)).collect()
-    }
-
     /// The text of the child `name` of the types namespace, when present and not empty.
     fn typed_text(&self, name: &str) -> Option<String> {
         self.child(TYPES_NS, name)
             .map(|c| c.text.clone())
             .filter(|t| !t.is_empty())
     }
-}
-
-/// Parses an answer into its root element, namespaces resolved.
-pub fn parse(xml: &str) -> Result<Element, String> {
-    let mut reader = NsReader::from_str(xml);
-    let mut open: Vec<Element> = Vec::new();
-    let mut root = None;
-    loop {
-        let (resolved, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
-        match event {
-            Event::Start(start) => open.push(element(&resolved, &start)?),
-            Event::Empty(start) => finish(element(&resolved, &start)?, &mut open, &mut root)?,
-            Event::End(_) => {
-                let done = open.pop().ok_or("unbalanced closing tag")?;
-                finish(done, &mut open, &mut root)?;
-            }
-            Event::Text(text) => push_text(&mut open, &text.xml10_content()),
-            Event::CData(data) => push_text(&mut open, &data.xml10_content()),
-            Event::GeneralRef(reference) => {
-                let text = match reference.resolve_char_ref().map_err(|e| e.to_string())? {
-                    Some(c) => c.to_string(),
-                    None => resolve_predefined_entity(&reference)
-                        .ok_or("unknown entity")?
-                        .to_owned(),
-                };
-                push_text(&mut open, &text);
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    if !open.is_empty() {
-        return Err("unclosed element".into());
-    }
-    root.ok_or_else(|| "no element".into())
-}
-
-fn element(resolved: &ResolveResult<'_>, start: &BytesStart<'_>) -> Result<Element, String> {
-    let ns = match resolved {
-        ResolveResult::Bound(ns) => ns.as_ref().to_owned(),
-        ResolveResult::Unbound => String::new(),
-        ResolveResult::Unknown(prefix) => {
-            return Err(format!("undeclared namespace prefix {}", prefix));
-        }
-    };
-    let mut element = Element {
-        ns,
-        name: start.local_name().as_ref().to_owned(),
-        ..Element::default()
-    };
-    for attr in start.attributes() {
-        let attr = attr.map_err(|e| e.to_string())?;
-        if attr.key.as_ref().starts_with("xmlns") {
-            continue;
-        }
-        let value = attr
-            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|e| e.to_string())?;
-        let name = attr.key.local_name().as_ref().to_owned();
-        element.attrs.push((name, value.into_owned()));
-    }
-    Ok(element)
-}
-
-fn push_text(open: &mut [Element], text: &str) {
-    if let Some(element) = open.last_mut() {
-        element.text.push_str(text);
-    }
-}
-
-fn finish(
-    mut done: Element,
-    open: &mut [Element],
-    root: &mut Option<Element>,
-) -> Result<(), String> {
-    done.text = done.text.trim().to_owned();
-    match open.last_mut() {
-        Some(parent) => parent.children.push(done),
-        None if root.is_none() => *root = Some(done),
-        None => return Err("more than one root element".into()),
-    }
-    Ok(())
 }
 
 /// An item's id and change key (`<t:ItemId Id= ChangeKey=/>`).

@@ -49,7 +49,7 @@ pub(super) fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> S
 pub(super) fn call_phase(calls: &Node) -> CallPhase {
     crate::drivers::cisco::overall(calls.find_all(&["Call"]).into_iter().map(|call| {
         let status = call
-            .child("Status")
+            .child_named("Status")
             .map(|s| s.text.as_str())
             .or_else(|| call.attr("status"))
             .unwrap_or("");

@@ -1,115 +1,10 @@
-//! Reading the codec's XML answers: a small element tree, and what the driver looks for in it
-//! (`<Command><XxxResult status=…>`, `<Status>…`, `<Fault>`).
+//! Reading the codec's XML answers: what the driver looks for (`<Command><XxxResult status=…>`,
+//! `<Status>…`, `<Fault>`) in the listener's element tree (`crate::xml`).
 
-use quick_xml::Reader;
-use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesStart, Event};
+/// A node of a codec's answer (the listener's one element tree; the XML API has no namespaces).
+pub type Node = crate::xml::Element;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Node {
-    pub name: String,
-    pub attrs: Vec<(String, String)>,
-    pub children: Vec<Node>,
-    pub text: String,
-}
-
-impl Node {
-    pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    pub fn child(&self, name: &str) -> Option<&Node> {
-        self.children
-            .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(name))
-    }
-
-    /// The nodes at the end of `path` (element names, case-insensitive) below this one.
-    pub fn find_all<'a>(&'a self, path: &[&str]) -> Vec<&'a Node> {
-        let Some((first, rest)) = path.split_first() else {
-            return vec![self];
-        };
-        self.children
-            .iter()
-            .filter(|c| c.name.eq_ignore_ascii_case(first))
-            .flat_map(|c| c.find_all(rest))
-            .collect()
-    }
-
-    /// The text at the end of `path`, when there is one such node.
-    pub fn text_at(&self, path: &[&str]) -> Option<&str> {
-        self.find_all(path).first().map(|n| n.text.as_str())
-    }
-}
-
-/// Parses one XML document into its root node.
-pub fn parse(xml: &str) -> Result<Node, String> {
-    let mut reader = Reader::from_str(xml);
-    let mut open: Vec<Node> = Vec::new();
-    let mut root = None;
-    loop {
-        match reader.read_event().map_err(|e| e.to_string())? {
-            Event::Start(start) => open.push(node(&start)?),
-            Event::Empty(start) => finish(node(&start)?, &mut open, &mut root)?,
-            Event::End(_) => {
-                let done = open.pop().ok_or("unbalanced closing tag")?;
-                finish(done, &mut open, &mut root)?;
-            }
-            Event::Text(text) => push_text(&mut open, &text.xml10_content()),
-            Event::CData(data) => push_text(&mut open, &data.xml10_content()),
-            Event::GeneralRef(reference) => {
-                let text = match reference.resolve_char_ref().map_err(|e| e.to_string())? {
-                    Some(c) => c.to_string(),
-                    None => resolve_predefined_entity(&reference)
-                        .ok_or("unknown entity")?
-                        .to_owned(),
-                };
-                push_text(&mut open, &text);
-            }
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    if !open.is_empty() {
-        return Err("unclosed element".into());
-    }
-    root.ok_or_else(|| "no element".into())
-}
-
-fn node(start: &BytesStart<'_>) -> Result<Node, String> {
-    let mut node = Node {
-        name: start.name().as_ref().to_owned(),
-        ..Node::default()
-    };
-    for attr in start.attributes() {
-        let attr = attr.map_err(|e| e.to_string())?;
-        let value = attr
-            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|e| e.to_string())?;
-        node.attrs
-            .push((attr.key.as_ref().to_owned(), value.into_owned()));
-    }
-    Ok(node)
-}
-
-fn push_text(open: &mut [Node], text: &str) {
-    if let Some(node) = open.last_mut() {
-        node.text.push_str(text);
-    }
-}
-
-fn finish(mut done: Node, open: &mut [Node], root: &mut Option<Node>) -> Result<(), String> {
-    done.text = done.text.trim().to_owned();
-    match open.last_mut() {
-        Some(parent) => parent.children.push(done),
-        None if root.is_none() => *root = Some(done),
-        None => return Err("more than one root element".into()),
-    }
-    Ok(())
-}
+pub use crate::xml::parse;
 
 /// A `putxml` answer: the first `*Result` under `<Command>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +43,7 @@ pub fn command_result(root: &Node) -> Option<CommandResult> {
     Some(CommandResult {
         name: result.name.clone(),
         status: result.attr("status").unwrap_or("").to_owned(),
-        reason: result.child("Reason").map(|r| r.text.clone()),
+        reason: result.child_named("Reason").map(|r| r.text.clone()),
         node: result.clone(),
     })
 }
@@ -164,7 +59,7 @@ pub fn status_document(root: Node) -> Result<Node, String> {
 }
 
 fn find_reason(node: &Node) -> Option<String> {
-    if let Some(reason) = node.child("Reason") {
+    if let Some(reason) = node.child_named("Reason") {
         return Some(reason.text.clone());
     }
     node.children.iter().find_map(find_reason)
