@@ -17,6 +17,15 @@ pub const ORGANIZER: &str = "roomlink";
 /// `Title`, `Number`, `Protocol`, `Organizer.Name`, `Time.StartTime` and `Time.Duration`
 /// (minutes, at least 1, at most 1440), and the event's uid as `MeetingId`. A meeting that
 /// cannot be dialled has an empty `Number` and `Protocol` `None`.
+/// The xAPI's `Dial Protocol` value for the endpoint's `signalingProtocol` (`None`: the
+/// codec's default), written the same over HTTP and SSH.
+pub fn dial_protocol(signaling: Option<SignalingProtocol>) -> Option<&'static str> {
+    match signaling? {
+        SignalingProtocol::H323 => Some("H323"),
+        SignalingProtocol::Sip => Some("Sip"),
+    }
+}
+
 pub fn bookings_payload(bookings: &[Booking]) -> String {
     let cut = |text: &str| -> String { text.chars().take(BOOKING_TEXT_MAX).collect() };
     let list: Vec<_> = bookings

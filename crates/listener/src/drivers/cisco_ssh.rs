@@ -27,7 +27,6 @@ use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver,
 use answers::Outcome;
 use async_trait::async_trait;
 use known_hosts::{KnownHosts, Verdict};
-use roomlink_domain::enums::SignalingProtocol;
 use roomlink_listener_protocol::failure::FailureKind;
 use russh::client::{self, AuthResult, KeyboardInteractiveAuthResponse};
 use russh::keys::{HashAlg, PublicKeyOrCertificate};
@@ -554,11 +553,9 @@ impl Driver for CiscoSshDriver {
             Action::Join {
                 plan, signaling, ..
             } => {
-                let protocol = match signaling {
-                    Some(SignalingProtocol::H323) => " Protocol: H323",
-                    Some(SignalingProtocol::Sip) => " Protocol: Sip",
-                    None => "",
-                };
+                let protocol = super::cisco::dial_protocol(*signaling)
+                    .map(|p| format!(" Protocol: {p}"))
+                    .unwrap_or_default();
                 let line = format!(
                     "xCommand Dial Number: {}{protocol}",
                     quoted(&plan.dial_string)

@@ -35,11 +35,9 @@ pub(super) fn bookings_body(bookings: &[crate::driver::Booking]) -> String {
 }
 
 pub(super) fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> String {
-    let protocol = match signaling {
-        Some(SignalingProtocol::H323) => "<Protocol>H323</Protocol>",
-        Some(SignalingProtocol::Sip) => "<Protocol>Sip</Protocol>",
-        None => "",
-    };
+    let protocol = crate::drivers::cisco::dial_protocol(signaling)
+        .map(|p| format!("<Protocol>{p}</Protocol>"))
+        .unwrap_or_default();
     format!(
         "<Command><Dial command=\"True\"><Number>{}</Number>{protocol}</Dial></Command>",
         escape(number)
