@@ -10,12 +10,15 @@
 //!   until someone classifies it;
 //! - **no import circles**: no two sibling modules of a workspace crate use each other, directly
 //!   or through others (what counts as an edge: [`circles`]);
-//! - **small files**: no Rust file of a workspace crate has more than [`MAX_FILE_LINES`] lines.
+//! - **small files**: no Rust file of a workspace crate has more than [`MAX_FILE_LINES`] lines;
+//! - **no unused dependencies**: every dependency in a manifest is named by its crate's code
+//!   (how: [`deps`]).
 //!
 //! Every check runs and every problem is reported. The tests below run the checks on the real
 //! tree under `cargo test` too.
 
 mod circles;
+mod deps;
 mod layers;
 mod source;
 
@@ -69,6 +72,7 @@ pub fn check() -> Result<(), String> {
             problems.extend(layers::violations(&packages, &LAYERS));
             problems.extend(import_circles(&packages));
             problems.extend(long_files(&packages));
+            problems.extend(deps::unused(&packages, &crate::project_root()));
         }
         Err(e) => problems.push(e),
     }
@@ -173,7 +177,7 @@ fn long_files(packages: &[layers::Package]) -> Vec<String> {
 }
 
 /// The `.rs` files under `dir`, build output and npm packages left out.
-fn rust_files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
+pub(crate) fn rust_files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -230,6 +234,12 @@ mod tests {
         assert!(packages.iter().any(|p| p.name == "roomlink-domain"));
         let found = layers::violations(&packages, &LAYERS);
         assert!(found.is_empty(), "{}", found.join("\n"));
+    }
+
+    #[test]
+    fn every_dependency_is_named_by_its_crate() {
+        let unused = deps::unused(&workspace().unwrap(), &crate::project_root());
+        assert!(unused.is_empty(), "{}", unused.join("\n"));
     }
 
     #[test]

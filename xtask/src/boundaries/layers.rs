@@ -100,6 +100,8 @@ pub enum Kind {
 pub struct Dependency {
     /// The package name (not a `package = ` rename).
     pub name: String,
+    /// The name the code uses when the manifest renames it (`alias = { package = ... }`).
+    pub rename: Option<String>,
     pub kind: Kind,
     /// A path dependency on another member of the workspace.
     pub workspace: bool,
@@ -111,6 +113,9 @@ pub struct Package {
     /// The directory of its `Cargo.toml`.
     pub dir: PathBuf,
     pub dependencies: Vec<Dependency>,
+    /// Dependencies its code never names on purpose (a crate pulled in for a feature of its
+    /// build, such as a bundled C library): `[package.metadata.cargo-machete] ignored`.
+    pub used_without_naming: Vec<String>,
 }
 
 /// The workspace members in the output of `cargo metadata --format-version 1 --no-deps`.
@@ -144,14 +149,29 @@ pub fn packages(metadata: &str) -> Result<Vec<Package>, String> {
             };
             dependencies.push(Dependency {
                 name: text(dependency, "name")?,
+                rename: dependency
+                    .get("rename")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 kind,
                 workspace: dependency.get("path").is_some(),
             });
         }
+        let used_without_naming = package
+            .get("metadata")
+            .and_then(|m| m.get("cargo-machete"))
+            .and_then(|m| m.get("ignored"))
+            .and_then(Value::as_array)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
         packages.push(Package {
             name: text(package, "name")?,
             dir: manifest.parent().map(PathBuf::from).unwrap_or_default(),
             dependencies,
+            used_without_naming,
         });
     }
     // `path` is any path dependency: only the members are workspace crates.
@@ -238,10 +258,12 @@ mod tests {
                 .iter()
                 .map(|(name, kind, workspace)| Dependency {
                     name: (*name).to_owned(),
+                    rename: None,
                     kind: *kind,
                     workspace: *workspace,
                 })
                 .collect(),
+            used_without_naming: Vec::new(),
         }
     }
 
