@@ -1,9 +1,10 @@
 //! Repository automation. `cargo xtask <task>`:
 //!
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the boundary check, tests.
-//! - `boundaries`: the architecture invariants: `roomlink-domain` reaches no web framework,
-//!   database driver, HTTP client or async runtime; each crate depends only on the crates its
-//!   layer allows; no import circles between the modules of a crate.
+//! - `boundaries`: the architecture invariants: `roomlink-domain` and `roomlink-app` reach no
+//!   web framework, database driver, HTTP client or async runtime; each crate depends only on
+//!   the crates its layer allows; no import circles between the modules of a crate; no Rust
+//!   file over 800 lines; no dependency its crate never names.
 //! - `bench [--quick] [--rounds N] [--duration SECS] [--pairs 1,2,...] [--no-build] [--profile]`:
 //!   the benchmark pairs of `docs/benchmarks.md` (release build, PostgreSQL, PostgREST, wrk;
 //!   `--profile` adds perf's top frames of each pair); writes the table there.
