@@ -389,13 +389,12 @@ impl Admin {
 mod tests {
     use super::*;
     use roomlink_domain::access::RoleSet;
-    use roomlink_domain::cluster::{ClusterEvent, EventSink, LocalBus};
+    use roomlink_domain::cluster::{ClusterEvent, LocalBus, RecordedEvents};
     use roomlink_domain::ids::TokenId;
     use roomlink_domain::ports::{MockPasswordHasher, MockSecretSealer};
     use roomlink_domain::system::RandomIds;
     use roomlink_domain::token::{AccessToken, TokenHash, TokenParts};
     use roomlink_memory_store::MemoryStore;
-    use std::sync::Mutex;
 
     fn admin(store: &Arc<MemoryStore>) -> Admin {
         admin_on(store, Arc::new(LocalBus::default()))
@@ -600,22 +599,6 @@ mod tests {
         );
     }
 
-    /// What every instance hears.
-    #[derive(Default)]
-    struct Heard(Mutex<Vec<ClusterEvent>>);
-
-    impl EventSink for Heard {
-        fn apply(&self, event: &ClusterEvent) {
-            self.0.lock().unwrap().push(event.clone());
-        }
-    }
-
-    impl Heard {
-        fn take(&self) -> Vec<ClusterEvent> {
-            std::mem::take(&mut *self.0.lock().unwrap())
-        }
-    }
-
     fn deleted(tokens: &[&AccessToken]) -> Vec<ClusterEvent> {
         tokens
             .iter()
@@ -629,7 +612,7 @@ mod tests {
     async fn every_revocation_is_announced_to_every_instance() {
         let store = Arc::new(MemoryStore::new());
         let bus = Arc::new(LocalBus::default());
-        let heard = Arc::new(Heard::default());
+        let heard = Arc::new(RecordedEvents::default());
         bus.subscribe(heard.clone());
         let admin = admin_on(&store, bus);
         let acme = admin.create_enterprise("acme", Some(5)).await.unwrap();

@@ -115,7 +115,7 @@ impl Revocation {
 mod tests {
     use super::*;
     use roomlink_domain::access::RoleSet;
-    use roomlink_domain::cluster::{EventSink, LocalBus};
+    use roomlink_domain::cluster::{LocalBus, RecordedEvents};
     use roomlink_domain::ids::{EnterpriseId, TokenId};
     use roomlink_domain::secret::Secret;
     use roomlink_domain::token::TokenParts;
@@ -137,15 +137,6 @@ mod tests {
             pairing: None,
         })
         .unwrap()
-    }
-
-    #[derive(Default)]
-    struct Heard(Mutex<Vec<ClusterEvent>>);
-
-    impl EventSink for Heard {
-        fn apply(&self, event: &ClusterEvent) {
-            self.0.lock().unwrap().push(event.clone());
-        }
     }
 
     #[test]
@@ -170,7 +161,7 @@ mod tests {
     fn revoking_forgets_here_and_tells_every_instance() {
         let cache = Arc::new(TokenCache::default());
         let bus = Arc::new(LocalBus::default());
-        let heard = Arc::new(Heard::default());
+        let heard = Arc::new(RecordedEvents::default());
         bus.subscribe(heard.clone());
         let revocation = Revocation::new(cache.clone(), bus);
         let (a, b, kept) = (token("a"), token("b"), token("kept"));
@@ -184,7 +175,7 @@ mod tests {
         assert!(cache.get(b.hash(), 1).is_none());
         assert!(cache.get(kept.hash(), 1).is_some(), "only the revoked ones");
         assert_eq!(
-            *heard.0.lock().unwrap(),
+            heard.all(),
             [
                 ClusterEvent::TokenDeleted {
                     hash: a.hash().clone()

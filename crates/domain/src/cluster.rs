@@ -132,23 +132,52 @@ impl EventBus for LocalBus {
     }
 }
 
+/// Every event a sink was handed, in order: the sink of tests (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+#[derive(Debug, Default)]
+pub struct RecordedEvents(std::sync::Mutex<Vec<ClusterEvent>>);
+
+#[cfg(any(test, feature = "test-support"))]
+impl RecordedEvents {
+    fn events(&self) -> std::sync::MutexGuard<'_, Vec<ClusterEvent>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Every event so far.
+    pub fn all(&self) -> Vec<ClusterEvent> {
+        self.events().clone()
+    }
+
+    /// Every event so far, forgotten here.
+    pub fn take(&self) -> Vec<ClusterEvent> {
+        std::mem::take(&mut *self.events())
+    }
+
+    pub fn has(&self, event: &ClusterEvent) -> bool {
+        self.events().contains(event)
+    }
+}
+
+#[cfg(any(test, feature = "test-support"))]
+impl EventSink for RecordedEvents {
+    fn apply(&self, event: &ClusterEvent) {
+        self.events().push(event.clone());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
-
-    #[derive(Default)]
-    struct Seen(Mutex<Vec<ClusterEvent>>);
-    impl EventSink for Seen {
-        fn apply(&self, event: &ClusterEvent) {
-            self.0.lock().unwrap().push(event.clone());
-        }
-    }
 
     #[test]
     fn the_local_bus_reaches_every_sink_and_events_read_back() {
         let bus = LocalBus::default();
-        let (a, b) = (Arc::new(Seen::default()), Arc::new(Seen::default()));
+        let (a, b) = (
+            Arc::new(RecordedEvents::default()),
+            Arc::new(RecordedEvents::default()),
+        );
         bus.subscribe(a.clone());
         bus.subscribe(b.clone());
         let event = ClusterEvent::ListenerChanged {
@@ -156,8 +185,8 @@ mod tests {
             drop_link: true,
         };
         bus.publish(event.clone());
-        assert_eq!(*a.0.lock().unwrap(), vec![event.clone()]);
-        assert_eq!(*b.0.lock().unwrap(), vec![event.clone()]);
+        assert_eq!(a.all(), vec![event.clone()]);
+        assert_eq!(b.all(), vec![event.clone()]);
         let text = serde_json::to_string(&event).unwrap();
         assert_eq!(
             text,

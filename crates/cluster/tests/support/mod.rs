@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use roomlink_cluster::{Cluster, ClusterSettings, connect};
 use roomlink_domain::cluster::{
-    ClusterEvent, EventBus, EventSink, LinkAnswer, LinkFailure, LinkRequest, ListenerLinks,
+    ClusterEvent, EventBus, LinkAnswer, LinkFailure, LinkRequest, ListenerLinks,
 };
 use roomlink_domain::ids::ListenerServiceId;
 use std::collections::{HashMap, HashSet};
@@ -84,20 +84,7 @@ impl Drop for NatsServer {
 }
 
 /// Every event a sink was handed.
-#[derive(Default)]
-pub struct Seen(pub Mutex<Vec<ClusterEvent>>);
-
-impl Seen {
-    pub fn has(&self, event: &ClusterEvent) -> bool {
-        self.0.lock().unwrap().contains(event)
-    }
-}
-
-impl EventSink for Seen {
-    fn apply(&self, event: &ClusterEvent) {
-        self.0.lock().unwrap().push(event.clone());
-    }
-}
+pub use roomlink_domain::cluster::RecordedEvents as Seen;
 
 /// The local registry: holds some listeners, answers `answer` after each one's delay, and
 /// records what it was asked.
