@@ -31,12 +31,11 @@ use crate::http::{self, Failures};
 use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
 use crate::pace::Pace;
 use crate::readers::{Since, in_window};
-use async_trait::async_trait;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::Result;
-use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader, Clock};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead, Clock};
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -77,38 +76,14 @@ impl GoogleReader {
     }
 }
 
-#[async_trait]
-impl CalendarReader for GoogleReader {
-    async fn events(
-        &self,
-        account: &CalendarAccount,
-        calendar_id: &str,
-        from_ms: i64,
-        to_ms: i64,
-    ) -> Result<Vec<CalendarEvent>> {
-        self.run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
-            .await?
-            .into_events(calendar_id)
-    }
+crate::oauth::calendar_reader!(GoogleReader);
 
+impl GoogleReader {
+    /// The read behind both of the `CalendarReader` methods; for `events_since`:
     /// One `events.list` of the window with `updatedMin` (the server time kept in `since`, less
     /// a minute) and `maxResults=1`: nothing, `Unchanged`; otherwise (a change, no
     /// usable mark, 410 Gone) the window is read in full, its mark the server's `Date` of the
     /// first answer of this call.
-    async fn events_since(
-        &self,
-        account: &CalendarAccount,
-        calendar_id: &str,
-        from_ms: i64,
-        to_ms: i64,
-        since: Option<String>,
-    ) -> Result<CalendarRead> {
-        self.run(account, calendar_id, from_ms, to_ms, Since::Mark(since))
-            .await
-    }
-}
-
-impl GoogleReader {
     async fn run(
         &self,
         account: &CalendarAccount,

@@ -29,10 +29,9 @@ use crate::http::{self, Failures};
 use crate::oauth::{Grant, OAuthAccount, OAuthClient, Required, TokenKey};
 use crate::pace::Pace;
 use crate::readers::{Since, in_window};
-use async_trait::async_trait;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::error::Result;
-use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
+use roomlink_domain::ports::{CalendarAccount, CalendarRead};
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -76,36 +75,7 @@ impl Default for GraphReader {
     }
 }
 
-#[async_trait]
-impl CalendarReader for GraphReader {
-    async fn events(
-        &self,
-        account: &CalendarAccount,
-        calendar_id: &str,
-        from_ms: i64,
-        to_ms: i64,
-    ) -> Result<Vec<CalendarEvent>> {
-        self.run(account, calendar_id, from_ms, to_ms, Since::NoMarks)
-            .await?
-            .into_events(calendar_id)
-    }
-
-    /// A delta round of the window's `calendarView/delta` from the delta link kept in `since`:
-    /// no change in it, `Unchanged`; otherwise (changes, no usable mark, an expired link) the
-    /// window is read in full with `calendarView`, its mark the delta link of the round run
-    /// before the read.
-    async fn events_since(
-        &self,
-        account: &CalendarAccount,
-        calendar_id: &str,
-        from_ms: i64,
-        to_ms: i64,
-        since: Option<String>,
-    ) -> Result<CalendarRead> {
-        self.run(account, calendar_id, from_ms, to_ms, Since::Mark(since))
-            .await
-    }
-}
+crate::oauth::calendar_reader!(GraphReader);
 
 /// How a delta round went.
 enum Round {
@@ -120,6 +90,11 @@ enum Round {
 }
 
 impl GraphReader {
+    /// The read behind both of the `CalendarReader` methods; for `events_since`:
+    /// A delta round of the window's `calendarView/delta` from the delta link kept in `since`:
+    /// no change in it, `Unchanged`; otherwise (changes, no usable mark, an expired link) the
+    /// window is read in full with `calendarView`, its mark the delta link of the round run
+    /// before the read.
     async fn run(
         &self,
         account: &CalendarAccount,

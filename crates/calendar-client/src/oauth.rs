@@ -294,6 +294,52 @@ impl<'a> OAuthAccount<'a> {
     }
 }
 
+/// The `CalendarReader` of an OAuth reader, whose `run(account, calendar_id, from_ms, to_ms,
+/// since)` does the work: a plain read keeps no marks, `events_since` passes the kept one.
+macro_rules! calendar_reader {
+    ($reader:ty) => {
+        #[async_trait::async_trait]
+        impl roomlink_domain::ports::CalendarReader for $reader {
+            async fn events(
+                &self,
+                account: &roomlink_domain::ports::CalendarAccount,
+                calendar_id: &str,
+                from_ms: i64,
+                to_ms: i64,
+            ) -> roomlink_domain::error::Result<Vec<roomlink_domain::calendar::CalendarEvent>> {
+                self.run(
+                    account,
+                    calendar_id,
+                    from_ms,
+                    to_ms,
+                    crate::readers::Since::NoMarks,
+                )
+                .await?
+                .into_events(calendar_id)
+            }
+
+            async fn events_since(
+                &self,
+                account: &roomlink_domain::ports::CalendarAccount,
+                calendar_id: &str,
+                from_ms: i64,
+                to_ms: i64,
+                since: Option<String>,
+            ) -> roomlink_domain::error::Result<roomlink_domain::ports::CalendarRead> {
+                self.run(
+                    account,
+                    calendar_id,
+                    from_ms,
+                    to_ms,
+                    crate::readers::Since::Mark(since),
+                )
+                .await
+            }
+        }
+    };
+}
+pub(crate) use calendar_reader;
+
 #[cfg(test)]
 mod tests {
     use super::*;
