@@ -152,11 +152,13 @@ const MAX_FILE_LINES: usize = 800;
 fn long_files(packages: &[layers::Package]) -> Vec<String> {
     let root = crate::project_root();
     let mut files = Vec::new();
+    let mut found = Vec::new();
     for package in packages {
-        rust_files(&package.dir, &mut files);
+        if let Err(e) = rust_files(&package.dir, &mut files) {
+            found.push(e);
+        }
     }
     files.sort();
-    let mut found = Vec::new();
     for file in files {
         let lines = match std::fs::read_to_string(&file) {
             Ok(text) => text.lines().count(),
@@ -176,22 +178,26 @@ fn long_files(packages: &[layers::Package]) -> Vec<String> {
     found
 }
 
-/// The `.rs` files under `dir`, build output and npm packages left out.
-pub(crate) fn rust_files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
+/// The `.rs` files under `dir`, build output and npm packages left out: the one walk of the
+/// checks that read source (circles, file lengths, dependencies).
+pub(crate) fn rust_files(
+    dir: &std::path::Path,
+    into: &mut Vec<std::path::PathBuf>,
+) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", dir.display());
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let entry = entry.map_err(cannot)?;
         let path = entry.path();
         let name = entry.file_name();
         if path.is_dir() {
             if name != "target" && name != "node_modules" && name != ".git" {
-                rust_files(&path, into);
+                rust_files(&path, into)?;
             }
         } else if path.extension().is_some_and(|e| e == "rs") {
             into.push(path);
         }
     }
+    Ok(())
 }
 
 /// The standard output of `cargo ARGS` run at the workspace root.

@@ -29,7 +29,7 @@ type Edges = BTreeMap<(String, String), String>;
 /// named in those messages.
 pub fn check_crate(name: &str, src: &Path, shown: &Path) -> Result<Vec<String>, String> {
     let mut files = Vec::new();
-    rust_files(src, &mut files)?;
+    super::rust_files(src, &mut files)?;
     files.sort();
     let mut graphs: BTreeMap<String, Vec<(PathBuf, Vec<String>, Scan)>> = BTreeMap::new();
     for file in files {
@@ -72,22 +72,6 @@ fn describe(label: &str, circle: &[String], edges: &Edges) -> String {
         }
     }
     text
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
-        if path.is_dir() {
-            rust_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// The graph (`""`, or `bin/NAME`) and module path of a file, from its path under `src/`.

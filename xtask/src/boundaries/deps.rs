@@ -17,7 +17,10 @@ pub fn unused(packages: &[Package], shown_from: &Path) -> Vec<String> {
     let mut found = Vec::new();
     for package in packages {
         let mut files = Vec::new();
-        super::rust_files(&package.dir, &mut files);
+        if let Err(e) = super::rust_files(&package.dir, &mut files) {
+            found.push(e);
+            continue;
+        }
         let text = read_with_included(files);
         for dependency in &package.dependencies {
             // A crate's dev-dependency on itself turns on features for its own tests.
