@@ -388,7 +388,7 @@ mod tests {
             1,
             "the second use comes from the cache"
         );
-        clock.advance(TokenCache::default().lifetime().0);
+        clock.advance(crate::revocation::TokenCacheLifetime::default().0);
         auth.authenticate(creds()).await.unwrap();
         assert_eq!(
             lookups.load(Ordering::SeqCst),

@@ -284,7 +284,7 @@ impl Services {
 impl EventSink for Services {
     fn apply(&self, event: &ClusterEvent) {
         match event {
-            ClusterEvent::TokenDeleted { hash } => self.revocation.heard(hash),
+            ClusterEvent::TokenDeleted { hash } => self.revocation.forget_here(hash),
             ClusterEvent::StatusesChanged { enterprise } => self.snapshots.drop_local(enterprise),
             // Connections are the links adapter's; the domain caches nothing of listeners.
             ClusterEvent::ListenerChanged { .. } | ClusterEvent::LinkTaken { .. } => {}

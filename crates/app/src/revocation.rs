@@ -48,10 +48,6 @@ impl TokenCache {
         }
     }
 
-    pub fn lifetime(&self) -> TokenCacheLifetime {
-        self.lifetime
-    }
-
     pub(crate) fn get(&self, hash: &TokenHash, now: i64) -> Option<AccessToken> {
         let entries = self.entries.lock().ok()?;
         let (token, cached_at) = entries.get(hash)?;
@@ -99,14 +95,10 @@ impl Revocation {
         }
     }
 
-    /// Drops a token here only, before its row is deleted: a request that arrives meanwhile
-    /// reads the store instead of a cached copy. [`Revocation::revoke`] must follow.
+    /// Drops a token here only: one another instance revoked, or one about to be deleted
+    /// here (a request that arrives meanwhile reads the store instead of a cached copy;
+    /// [`Revocation::revoke`] must follow).
     pub fn forget_here(&self, hash: &TokenHash) {
-        self.cache.forget(hash);
-    }
-
-    /// Another instance revoked a token.
-    pub(crate) fn heard(&self, hash: &TokenHash) {
         self.cache.forget(hash);
     }
 }
@@ -146,7 +138,10 @@ mod tests {
         cache.put(t.clone(), 1_000);
         assert!(cache.get(t.hash(), 5_999).is_some());
         assert!(cache.get(t.hash(), 6_000).is_none());
-        assert_eq!(TokenCache::default().lifetime(), TokenCacheLifetime(5_000));
+        let default = TokenCache::default();
+        default.put(t.clone(), 0);
+        assert!(default.get(t.hash(), 4_999).is_some(), "5 s by default");
+        assert!(default.get(t.hash(), 5_000).is_none());
     }
 
     #[test]
@@ -193,7 +188,7 @@ mod tests {
         let revocation = Revocation::new(cache.clone(), Arc::new(LocalBus::default()));
         let t = token("elsewhere");
         cache.put(t.clone(), 0);
-        revocation.heard(t.hash());
+        revocation.forget_here(t.hash());
         assert!(cache.get(t.hash(), 1).is_none());
     }
 }
