@@ -14,7 +14,7 @@
 //! The throwaway service is a debug build on a temporary SQLite database at a free loopback
 //! port, stopped (SIGTERM) and removed afterwards.
 
-use crate::{cargo, http, json, project_root};
+use crate::{cargo, http, project_root};
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -167,7 +167,7 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
         HTTP_TIMEOUT,
     )?
     .ok("create an access token")?;
-    let token = json::string_field(&answer.text(), "accessToken")?;
+    let token = answer.json_string("accessToken")?;
     let settings = project_root().join("xtask/conformance");
     let run = Command::new(PYTHON)
         .args(["-m", "schemathesis.cli", "--config-file"])

@@ -23,9 +23,10 @@ mod report;
 mod setup;
 mod wrk;
 
-use crate::{http, json};
+use crate::http;
 use procs::{Finished, Service};
 use report::Report;
+use serde_json::Value;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -348,7 +349,7 @@ fn listening_address(line: &str) -> Option<String> {
     if !line.contains("roomlink is listening") {
         return None;
     }
-    let entry = json::parse(line).ok()?;
+    let entry: Value = serde_json::from_str(line).ok()?;
     let fields = entry.get("fields")?;
     if fields.get("message")?.as_str()? != "roomlink is listening" {
         return None;
@@ -358,13 +359,13 @@ fn listening_address(line: &str) -> Option<String> {
 
 /// The `id` of every object in a JSON array answer (endpoint lists, CSV uploads).
 fn ids(answer: &str) -> Result<Vec<String>, String> {
-    let list = json::parse(answer)?;
+    let list: Value = serde_json::from_str(answer).map_err(|e| format!("the answer: {e}"))?;
     list.as_array()
         .ok_or("the answer is not a JSON array")?
         .iter()
         .map(|item| {
             item.get("id")
-                .and_then(json::Value::as_str)
+                .and_then(Value::as_str)
                 .map(str::to_owned)
                 .ok_or_else(|| "an item of the answer has no string \"id\"".to_owned())
         })

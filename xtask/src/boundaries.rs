@@ -45,7 +45,7 @@ const LAYERS: [(&str, Layer); 19] = [
     ("roomlink-listener-sim", Layer::Tool),
     ("roomlink-device-emu", Layer::Tool),
     ("roomlink-bench-peer", Layer::Tool),
-    ("xtask", Layer::StdOnly),
+    ("xtask", Layer::Automation),
 ];
 
 /// Crates the domain and the application must never reach through their normal dependencies.

@@ -29,6 +29,32 @@ impl Response {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
+    /// The body as JSON.
+    pub fn json(&self) -> Result<serde_json::Value, String> {
+        serde_json::from_slice(&self.body)
+            .map_err(|e| format!("the answer is not JSON ({e}): {}", self.excerpt()))
+    }
+
+    /// The string member `key` at the top level of the JSON object of the body (a nested
+    /// member of the same name does not count).
+    pub fn json_string(&self, key: &str) -> Result<String, String> {
+        self.json()?
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no string \"{key}\" in {}", self.excerpt()))
+    }
+
+    /// The start of the body, for error messages about answers that may be long.
+    fn excerpt(&self) -> String {
+        const MAX: usize = 300;
+        let text = self.text();
+        match text.char_indices().nth(MAX) {
+            Some((at, _)) => format!("{}...", &text[..at]),
+            None => text,
+        }
+    }
+
     /// The response when its status is 2xx; otherwise an error naming `what`, with the status
     /// and the start of the body.
     pub fn ok(self, what: &str) -> Result<Response, String> {
@@ -329,6 +355,38 @@ mod tests {
             );
         }
         assert!(sent.ends_with("\r\n\r\n{\"name\": \"n\"}"), "{sent}");
+    }
+
+    fn answer(body: &str) -> Response {
+        Response {
+            status: 200,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_string_member_is_taken_from_the_top_level_only() {
+        // The nested "id" comes first in the text: a text search would find it.
+        let json = r#"{"owner": {"id": "nested"}, "id": "top\u0041", "n": 1}"#;
+        assert_eq!(answer(json).json_string("id").as_deref(), Ok("topA"));
+        assert!(answer(json).json_string("n").is_err(), "not a string");
+        assert!(
+            answer(r#"{"owner": {"id": "nested"}}"#)
+                .json_string("id")
+                .is_err()
+        );
+        assert!(answer("[]").json_string("id").is_err());
+        assert!(answer("not json").json_string("id").is_err());
+    }
+
+    #[test]
+    fn long_answers_are_shortened_in_errors() {
+        let long = format!("{{\"pad\": \"{}\"}}", "x".repeat(10_000));
+        let error = answer(&long).json_string("id").unwrap_err();
+        assert!(error.len() < 400 && error.ends_with("..."), "{error}");
+        let error = answer(&"x".repeat(10_000)).json().unwrap_err();
+        assert!(error.len() < 500 && error.ends_with("..."), "{error}");
     }
 
     #[test]

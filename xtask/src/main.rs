@@ -41,7 +41,6 @@ mod boundaries;
 mod demo;
 mod fuzz;
 mod http;
-mod json;
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);

@@ -15,7 +15,8 @@
 
 use super::free_port;
 use super::procs::{Service, admin, memory_kb, roomlink};
-use crate::{http, json};
+use crate::http;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -274,12 +275,12 @@ fn set_up(bin: &Path, dir: &Path, caldav: &str, rooms: usize) -> Result<(), Stri
         "text/csv",
         &csv,
     )?;
-    let list = json::parse(&listed.text())?;
+    let list = listed.json()?;
     let ids: Vec<String> = list
         .as_array()
         .ok_or("the CSV answer is not a list")?
         .iter()
-        .filter_map(|e| e.get("id").and_then(json::Value::as_str).map(str::to_owned))
+        .filter_map(|e| e.get("id").and_then(Value::as_str).map(str::to_owned))
         .collect();
     if ids.len() != rooms {
         return Err(format!(
@@ -318,7 +319,7 @@ fn token(address: &str) -> Result<String, String> {
         HTTP_TIMEOUT,
     )?
     .ok("create an access token")?;
-    json::string_field(&answer.text(), "accessToken")
+    answer.json_string("accessToken")
 }
 
 /// One round as the CalDAV server saw it.

@@ -14,7 +14,8 @@
 
 use super::procs::{Service, admin, listening_line, memory_kb, roomlink};
 use super::report::quantile;
-use crate::{http, json};
+use crate::http;
+use serde_json::Value;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::process::Command;
@@ -67,12 +68,13 @@ fn options(args: &[String]) -> Result<Options, String> {
 
 /// The `id` of every listener in a `GET /api/listenerservices` answer whose `connected` is true.
 fn connected_ids(answer: &str) -> Result<HashSet<String>, String> {
-    let list = json::parse(answer)?;
+    let list: Value =
+        serde_json::from_str(answer).map_err(|e| format!("the listener list: {e}"))?;
     let items = list.as_array().ok_or("the listener list is not an array")?;
     Ok(items
         .iter()
-        .filter(|l| l.get("connected") == Some(&json::Value::Bool(true)))
-        .filter_map(|l| l.get("id").and_then(json::Value::as_str).map(str::to_owned))
+        .filter(|l| l.get("connected").and_then(Value::as_bool) == Some(true))
+        .filter_map(|l| l.get("id").and_then(Value::as_str).map(str::to_owned))
         .collect())
 }
 
@@ -99,7 +101,7 @@ impl Api {
 
     fn create(&self, path: &str, body: &str) -> Result<String, String> {
         let answer = self.call("POST", path, body)?.ok(&format!("POST {path}"))?;
-        json::string_field(&answer.text(), "id")
+        answer.json_string("id")
     }
 
     /// One command, timed from the client: connect, request, whole answer.
@@ -214,7 +216,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     .ok("create an access token")?;
     let api = Api {
         address: address.clone(),
-        token: json::string_field(&token.text(), "accessToken")?,
+        token: token.json_string("accessToken")?,
     };
 
     eprintln!(

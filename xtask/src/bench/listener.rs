@@ -11,7 +11,7 @@
 
 use super::procs::{Service, memory_kb};
 use super::report::median;
-use crate::{http, json};
+use crate::http;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -114,7 +114,7 @@ fn poll(listener: &str, bodies: &[String]) -> Result<(f64, usize), String> {
             Duration::from_secs(120),
         )?
         .ok("status poll")?;
-        let parsed = json::parse(&answer.text())?;
+        let parsed = answer.json()?;
         let statuses = parsed
             .get("statuses")
             .and_then(|s| s.as_array())
@@ -331,7 +331,7 @@ mod tests {
     #[test]
     fn status_bodies_are_json_with_one_entry_per_device() {
         let body = status_body(0, 8, &[1, 2, 3, 4], "http://127.79.0.1:4");
-        let parsed = json::parse(&body).expect("json");
+        let parsed: serde_json::Value = serde_json::from_str(&body).expect("json");
         let entries = parsed
             .get("endpoints")
             .and_then(|e| e.as_array())

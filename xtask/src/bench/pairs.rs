@@ -9,7 +9,7 @@ use super::{
     PG_ADDRESS, PG_PORT, POOL, SETUP_TIMEOUT, Setup, free_port, hex, ids, psql, psql_command,
     room_address, sql_row_id, wait_http,
 };
-use crate::{http, json};
+use crate::http;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

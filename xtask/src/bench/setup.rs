@@ -211,7 +211,7 @@ impl Lab {
             HTTP_TIMEOUT,
         )?
         .ok("create an access token")?;
-        json::string_field(&answer.text(), "accessToken")
+        answer.json_string("accessToken")
     }
 
     pub(super) fn enterprise_id(&self, name: &str) -> Result<String, String> {
@@ -282,7 +282,7 @@ impl Lab {
             HTTP_TIMEOUT,
         )?
         .ok("register the simulator")?;
-        let listener_id = json::string_field(&listener.text(), "id")?;
+        let listener_id = listener.json_string("id")?;
 
         let mut csv = String::from(
             "id,name,ipaddress,port,listenerserviceid,controlprotocol,username,password\n",

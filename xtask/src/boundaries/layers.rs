@@ -1,11 +1,12 @@
 //! "Dependencies point inward": each workspace crate has a layer, and the layer says which
 //! workspace crates its normal and build dependencies may name. Dev-dependencies are free (tests
-//! may start a server or a simulator), except for xtask, which has no dependencies at all.
+//! may start a server or a simulator), except for xtask, which depends on no workspace crate at
+//! all.
 //!
 //! The crates and their dependencies come from `cargo metadata --no-deps`: the manifests as
 //! cargo reads them, renames and target-specific tables included.
 
-use crate::json::{self, Value};
+use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,8 +32,9 @@ pub enum Layer {
     /// A program of its own (client, listener, simulator, emulator, benchmark peer) that
     /// reuses the domain's rules and the shared libraries.
     Tool,
-    /// xtask: std only, so that it builds in seconds on a fresh machine.
-    StdOnly,
+    /// xtask: the repository's automation. It drives the product through cargo and never
+    /// links it, so it builds quickly on a fresh machine; its dependencies come from crates.io.
+    Automation,
 }
 
 impl Layer {
@@ -45,7 +47,7 @@ impl Layer {
             Layer::Adapter | Layer::Shared => matches!(other, Layer::Core | Layer::Wire),
             Layer::Driving => matches!(other, Layer::Core | Layer::Application),
             Layer::Tool => matches!(other, Layer::Core | Layer::Shared | Layer::Wire),
-            Layer::Core | Layer::Wire | Layer::StdOnly => false,
+            Layer::Core | Layer::Wire | Layer::Automation => false,
         }
     }
 
@@ -60,7 +62,7 @@ impl Layer {
             Layer::Wiring => "wiring",
             Layer::Shared => "shared",
             Layer::Tool => "tool",
-            Layer::StdOnly => "std-only",
+            Layer::Automation => "automation",
         }
     }
 
@@ -84,7 +86,9 @@ impl Layer {
                 "a tool may depend on the core, the shared libraries and wire crates only"
             }
             Layer::Wiring => "the wiring crate may depend on every crate but test support",
-            Layer::StdOnly => "xtask has no dependencies at all (std only)",
+            Layer::Automation => {
+                "xtask depends on no workspace crate (it drives them through cargo)"
+            }
         }
     }
 }
@@ -120,7 +124,8 @@ pub struct Package {
 
 /// The workspace members in the output of `cargo metadata --format-version 1 --no-deps`.
 pub fn packages(metadata: &str) -> Result<Vec<Package>, String> {
-    let metadata = json::parse(metadata).map_err(|e| format!("cargo metadata: {e}"))?;
+    let metadata: Value =
+        serde_json::from_str(metadata).map_err(|e| format!("cargo metadata: {e}"))?;
     let text = |value: &Value, key: &str| {
         value
             .get(key)
@@ -139,6 +144,7 @@ pub fn packages(metadata: &str) -> Result<Vec<Package>, String> {
         for dependency in package
             .get("dependencies")
             .and_then(Value::as_array)
+            .map(Vec::as_slice)
             .unwrap_or_default()
         {
             let kind = match dependency.get("kind") {
@@ -162,6 +168,7 @@ pub fn packages(metadata: &str) -> Result<Vec<Package>, String> {
             .and_then(|m| m.get("cargo-machete"))
             .and_then(|m| m.get("ignored"))
             .and_then(Value::as_array)
+            .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
             .filter_map(Value::as_str)
@@ -191,7 +198,7 @@ pub fn violations(packages: &[Package], layers: &[(&str, Layer)]) -> Vec<String>
             found.push(format!(
                 "{} ({}) has no layer: classify it in LAYERS in xtask/src/boundaries.rs \
                  (core, application, adapter, driving, test support, wire, wiring, shared, tool \
-                 or std-only; see docs/ARCHITECTURE.md)",
+                 or automation; see docs/ARCHITECTURE.md)",
                 package.name,
                 package.dir.display()
             ));
@@ -203,7 +210,8 @@ pub fn violations(packages: &[Package], layers: &[(&str, Layer)]) -> Vec<String>
                 Kind::Build => "build-dependency",
                 Kind::Dev => "dev-dependency",
             };
-            if layer == Layer::StdOnly {
+            // Not even a dev-dependency: xtask's tests must not build the product either.
+            if layer == Layer::Automation && dependency.workspace {
                 found.push(format!(
                     "{} has the {kind} {}: {}",
                     package.name,
@@ -247,7 +255,7 @@ mod tests {
         ("crypto", Layer::Adapter),
         ("server", Layer::Wiring),
         ("cli", Layer::Tool),
-        ("xtask", Layer::StdOnly),
+        ("xtask", Layer::Automation),
     ];
 
     fn package(name: &str, dependencies: &[(&str, Kind, bool)]) -> Package {
@@ -290,7 +298,10 @@ mod tests {
                 ],
             ),
             package("cli", &[("domain", Normal, true), ("server", Dev, true)]),
-            package("xtask", &[]),
+            package(
+                "xtask",
+                &[("serde_json", Normal, false), ("tempfile", Dev, false)],
+            ),
         ];
         assert_eq!(violations(&packages, &LAYERS), Vec::<String>::new());
     }
@@ -306,7 +317,7 @@ mod tests {
             ),
             package("crypto", &[("store", Build, true)]),
             package("cli", &[("server", Normal, true)]),
-            package("xtask", &[("serde", Dev, false)]),
+            package("xtask", &[("domain", Dev, true)]),
         ];
         assert_eq!(
             violations(&packages, &LAYERS),
@@ -319,7 +330,8 @@ mod tests {
                  on the core (roomlink-domain) and wire crates only; a dev-dependency would be allowed",
                 "cli (tool) has the dependency server (wiring): a tool may depend on the core, the \
                  shared libraries and wire crates only; a dev-dependency would be allowed",
-                "xtask has the dev-dependency serde: xtask has no dependencies at all (std only)",
+                "xtask has the dev-dependency domain: xtask depends on no workspace crate (it \
+                 drives them through cargo)",
             ]
         );
     }

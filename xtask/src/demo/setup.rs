@@ -4,7 +4,7 @@
 
 use super::processes::Roomlink;
 use super::{ENTERPRISE, USERNAME};
-use crate::{http, json};
+use crate::http;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{Read, Write};
@@ -140,7 +140,7 @@ fn post(
     }
     let answer = http::request(api, "POST", path, &headers, body.as_bytes(), HTTP_TIMEOUT)?
         .ok(&format!("POST {path}"))?;
-    json::string_field(&answer.text(), field)
+    answer.json_string(field)
 }
 
 /// Whether this build serves the API reference.
