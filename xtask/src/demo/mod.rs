@@ -5,7 +5,7 @@
 //! a token, a listener service and a few endpoints behind it, and prints commands to try. Both
 //! processes then run until Ctrl-C, when they get SIGTERM and are waited for.
 //!
-//! Ctrl-C reaches the whole foreground process group, and a std-only program cannot catch it. So
+//! Ctrl-C reaches the whole foreground process group, and std offers no way to catch it. So
 //! the services run in their own process group and, once set up, this process replaces itself
 //! with a small `sh` supervisor (same pid, still their parent) that traps the signal, sends them
 //! SIGTERM and reports where the data lives.
