@@ -157,12 +157,11 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
         ],
         &format!("{password}\n"),
     )?;
-    let basic = crate::base64::encode(format!("checker:{password}").as_bytes());
     let answer = http::request(
         &service.address,
         "POST",
         "/api/auth/accesstokens",
-        &[("Authorization", &format!("Basic {basic}"))],
+        &[("Authorization", &http::basic("checker", password))],
         b"",
         HTTP_TIMEOUT,
     )?

@@ -5,6 +5,7 @@
 //! proxy: a measured request costs the same every time. The whole exchange has one deadline,
 //! whatever the server does.
 
+use base64::prelude::{BASE64_STANDARD, Engine as _};
 use std::time::Duration;
 use ureq::http::HeaderMap;
 
@@ -64,6 +65,14 @@ impl Response {
             ))
         }
     }
+}
+
+/// The `Authorization` value of HTTP Basic credentials (RFC 7617).
+pub fn basic(username: &str, password: &str) -> String {
+    format!(
+        "Basic {}",
+        BASE64_STANDARD.encode(format!("{username}:{password}"))
+    )
 }
 
 /// Sends `method path` with `headers` and `body` to `address` (`host:port`) and reads the whole
@@ -230,6 +239,15 @@ mod tests {
         assert!(error.len() < 400 && error.ends_with("..."), "{error}");
         let error = answer(&"x".repeat(10_000)).json().unwrap_err();
         assert!(error.len() < 500 && error.ends_with("..."), "{error}");
+    }
+
+    #[test]
+    fn basic_credentials_are_padded_base64() {
+        assert_eq!(basic("checker", "pw"), "Basic Y2hlY2tlcjpwdw==");
+        assert_eq!(
+            basic("Aladdin", "open sesame"),
+            "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+        );
     }
 
     #[test]

@@ -35,7 +35,6 @@
 use std::process::{Command, ExitCode};
 
 mod apidocs;
-mod base64;
 mod bench;
 mod boundaries;
 mod demo;

@@ -306,10 +306,7 @@ fn set_up(bin: &Path, dir: &Path, caldav: &str, rooms: usize) -> Result<(), Stri
 }
 
 fn token(address: &str) -> Result<String, String> {
-    let basic = format!(
-        "Basic {}",
-        crate::base64::encode(format!("{USERNAME}:{PASSWORD}").as_bytes())
-    );
+    let basic = http::basic(USERNAME, PASSWORD);
     let answer = http::request(
         address,
         "POST",

@@ -201,10 +201,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let basic = format!(
-        "Basic {}",
-        crate::base64::encode(format!("{USERNAME}:{PASSWORD}").as_bytes())
-    );
+    let basic = http::basic(USERNAME, PASSWORD);
     let token = http::request(
         &address,
         "POST",

@@ -2,6 +2,7 @@
 //! the data they read.
 
 use super::*;
+use base64::prelude::{BASE64_STANDARD, Engine as _};
 
 impl Lab {
     pub(super) fn new(
@@ -23,7 +24,7 @@ impl Lab {
             logs,
             options,
             cores,
-            service_key: crate::base64::encode(&random_bytes(32)?),
+            service_key: BASE64_STANDARD.encode(random_bytes(32)?),
             sim_secret: hex(&random_bytes(16)?),
         })
     }
@@ -198,10 +199,7 @@ impl Lab {
     }
 
     pub(super) fn token(&self, roomlink: &str, username: &str) -> Result<String, String> {
-        let basic = format!(
-            "Basic {}",
-            crate::base64::encode(format!("{username}:{USER_PASSWORD}").as_bytes())
-        );
+        let basic = http::basic(username, USER_PASSWORD);
         let answer = http::request(
             roomlink,
             "POST",
@@ -317,10 +315,7 @@ impl Lab {
             csv_enterprise: self.enterprise_id("bench-csv")?,
             sql_enterprise: self.enterprise_id("bench-sql")?,
             big_enterprise: self.enterprise_id("bench-big")?,
-            basic: format!(
-                "Basic {}",
-                crate::base64::encode(format!("bench-ops:{USER_PASSWORD}").as_bytes())
-            ),
+            basic: http::basic("bench-ops", USER_PASSWORD),
             roomlink,
             roomlink_addr,
             _sim: sim,

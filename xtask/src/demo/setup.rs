@@ -90,10 +90,7 @@ pub(super) fn demo_data(
     listener_secret: &str,
     password: &str,
 ) -> Result<DemoData, String> {
-    let basic = format!(
-        "Basic {}",
-        crate::base64::encode(format!("{USERNAME}:{password}").as_bytes())
-    );
+    let basic = http::basic(USERNAME, password);
     let token = post(
         api,
         "/api/auth/accesstokens",
