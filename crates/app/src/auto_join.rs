@@ -274,6 +274,7 @@ mod tests {
         CalendarAccount, CalendarRead, CalendarReader, MockListenerTransport, MockPasswordHasher,
         MockPlatformIdentity, MockSecretSealer,
     };
+    use roomlink_domain::rules::put::EndpointBody;
     use roomlink_domain::system::{ManualClock, RandomIds};
     use roomlink_memory_store::MemoryStore;
     use serde_json::json;
@@ -455,7 +456,7 @@ mod tests {
                 "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
             services
                 .endpoints
-                .insert(&admin, &object(room))
+                .insert(&admin, EndpointBody::from_json(&object(room)))
                 .await
                 .unwrap();
         }
@@ -466,7 +467,7 @@ mod tests {
         ] {
             services
                 .endpoints
-                .insert(&admin, &object(room))
+                .insert(&admin, EndpointBody::from_json(&object(room)))
                 .await
                 .unwrap();
         }
@@ -497,7 +498,7 @@ mod tests {
                 "calendarType": "OFFICE_365", "autoJoinMode": "ENABLED"});
             services
                 .endpoints
-                .insert(&admin, &object(room))
+                .insert(&admin, EndpointBody::from_json(&object(room)))
                 .await
                 .unwrap();
         }
@@ -537,7 +538,7 @@ mod tests {
                 "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
             services
                 .endpoints
-                .insert(&admin, &object(room))
+                .insert(&admin, EndpointBody::from_json(&object(room)))
                 .await
                 .unwrap();
         }
@@ -596,7 +597,7 @@ mod tests {
                 "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
             services
                 .endpoints
-                .insert(&admin, &object(room))
+                .insert(&admin, EndpointBody::from_json(&object(room)))
                 .await
                 .unwrap();
         }

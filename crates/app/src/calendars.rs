@@ -401,6 +401,7 @@ mod tests {
     use roomlink_domain::ports::{
         MockCalendarReader, MockListenerTransport, MockPasswordHasher, MockPlatformIdentity,
     };
+    use roomlink_domain::rules::put::EndpointBody;
     use roomlink_domain::secret::{SealedSecret, Secret};
     use roomlink_domain::system::{ManualClock, RandomIds};
     use roomlink_memory_store::MemoryStore;
@@ -494,9 +495,11 @@ mod tests {
             .endpoints
             .insert(
                 &admin,
-                &object(json!({"name": "Board", "calendarId": "board@corp.example",
+                EndpointBody::from_json(&object(
+                    json!({"name": "Board", "calendarId": "board@corp.example",
                     "calendarType": "EXCHANGE",
-                    "listenerServiceId": listener.listener.id.as_str()})),
+                    "listenerServiceId": listener.listener.id.as_str()}),
+                )),
             )
             .await
             .unwrap();
@@ -513,8 +516,10 @@ mod tests {
             .endpoints
             .insert(
                 &admin,
-                &object(json!({"name": "Alone", "calendarId": "alone@corp.example",
-                    "calendarType": "EXCHANGE"})),
+                EndpointBody::from_json(&object(
+                    json!({"name": "Alone", "calendarId": "alone@corp.example",
+                    "calendarType": "EXCHANGE"}),
+                )),
             )
             .await
             .unwrap();

@@ -39,7 +39,7 @@ impl EndpointService {
                 &enterprise,
                 ids,
                 Box::new(move |ctx| {
-                    let plan = upload.plan(&ctx);
+                    let plan = upload.plan(ctx);
                     let preview = CsvPreview {
                         created: plan.creates.len(),
                         updated: plan.updates.len(),

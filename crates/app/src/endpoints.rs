@@ -11,13 +11,18 @@ use roomlink_domain::endpoint::{Endpoint, EndpointProfile};
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
 use roomlink_domain::ports::{
-    CsvWrite, EndpointStore, EnterpriseStore, IdGenerator, ListenerStore, SecretSealer,
+    EndpointStore, EnterpriseStore, IdGenerator, ListenerStore, SecretSealer,
 };
-use roomlink_domain::rules::csv::{CsvPlan, CsvReport, CsvUpload};
-use roomlink_domain::rules::{EndpointDraft, patch, put};
+use roomlink_domain::rules::EndpointDraft;
+use roomlink_domain::rules::csv::{CsvReport, CsvUpload};
+use roomlink_domain::rules::patch::EndpointPatch;
+use roomlink_domain::rules::put::EndpointBody;
 use roomlink_domain::secret::{SealedSecret, SecretChange};
-use serde_json::{Map, Value};
 use std::sync::Arc;
+
+/// A request body as the driving adapter decoded it. A body that could not be decoded still
+/// reaches the use case, which authorizes and audits the attempt before refusing it.
+pub type Decoded<T> = Result<T>;
 
 pub struct EndpointService {
     pub endpoints: Arc<dyn EndpointStore>,
@@ -177,11 +182,11 @@ impl EndpointService {
             .await
     }
 
-    /// POST: a new endpoint from a JSON object.
+    /// POST: a new endpoint.
     pub async fn insert(
         &self,
         principal: &Principal,
-        body: &Map<String, Value>,
+        body: Decoded<EndpointBody>,
     ) -> Result<Endpoint> {
         let id = EndpointId::from_trusted(self.ids.entity_id());
         let audit = self
@@ -189,7 +194,7 @@ impl EndpointService {
             .op(principal, Operation::InsertEndpoint, Some(id.as_str()));
         let result = async {
             principal.authorize(Operation::InsertEndpoint, Target::Enterprise)?;
-            let draft = put::insert(body)?;
+            let draft = body?.into_new()?;
             self.check_listener(&principal.enterprise_id, &draft.profile)
                 .await?;
             let key = self.public_key(&principal.enterprise_id).await?;
@@ -213,16 +218,16 @@ impl EndpointService {
         &self,
         principal: &Principal,
         id: &EndpointId,
-        body: &Map<String, Value>,
+        body: Decoded<EndpointBody>,
     ) -> Result<Endpoint> {
         let audit = self
             .audit
             .op(principal, Operation::UpdateEndpoint, Some(id.as_str()));
         let result = async {
             principal.authorize(Operation::UpdateEndpoint, Target::Endpoint(id))?;
-            let body = body.clone();
+            let body = body?;
             self.change(principal, id, &audit, move |current| {
-                put::replace(current, &body)
+                body.replacing(current)
             })
             .await
         }
@@ -230,22 +235,24 @@ impl EndpointService {
         self.audit.settle(audit, result).await
     }
 
-    /// PATCH: merges `modifiedFields` (the body, or the body's `modifiedFields`).
+    /// PATCH: sets the fields the patch names; the others stay.
     pub async fn patch(
         &self,
         principal: &Principal,
         id: &EndpointId,
-        body: Value,
+        patch: Decoded<EndpointPatch>,
     ) -> Result<Endpoint> {
         let audit = self
             .audit
             .op(principal, Operation::PatchEndpoint, Some(id.as_str()));
         let result = async {
             principal.authorize(Operation::PatchEndpoint, Target::Endpoint(id))?;
-            let fields = patch::modified_fields(body)?;
-            let audit = audit.clone().detail(field_names(&fields));
+            let patch = patch?;
+            let audit = audit
+                .clone()
+                .detail(format!("fields: {}", patch.property_names().join(", ")));
             self.change(principal, id, &audit, move |current| {
-                patch::merge(current, &fields)
+                patch.merge_into(current)
             })
             .await
         }
@@ -295,24 +302,19 @@ impl EndpointService {
         let upload = CsvUpload::parse(csv)?;
         let enterprise = principal.enterprise_id.clone();
         let key = self.public_key(&enterprise).await?;
-        let (sealer, ids) = (self.sealer.clone(), self.ids.clone());
-        let ids_named = upload.ids();
+        // Sealed before the store locks the enterprise: sealing is the upload's slow part.
+        let passwords = upload.seal_passwords(|p| self.sealer.seal(p, key.as_deref()))?;
+        let ids = self.ids.clone();
         let ent = enterprise.clone();
         let report = self
             .endpoints
             .bulk_put(
                 &enterprise,
-                ids_named,
+                upload.ids(),
                 Box::new(move |ctx| {
-                    let plan = upload.plan(&ctx);
-                    materialize(
-                        plan,
-                        &ctx.existing,
-                        &ent,
-                        sealer.as_ref(),
-                        ids.as_ref(),
-                        key.as_deref(),
-                    )
+                    upload.apply(ctx, &ent, &passwords, &mut || {
+                        EndpointId::from_trusted(ids.entity_id())
+                    })
                 }),
                 audit,
             )
@@ -390,17 +392,6 @@ impl EndpointService {
     }
 }
 
-/// A PATCH's detail: the names of the fields it set, never their values.
-fn field_names(fields: &Map<String, Value>) -> String {
-    // Unknown fields are refused before anything is written; the filter keeps this so.
-    let names: Vec<&str> = fields
-        .keys()
-        .map(String::as_str)
-        .filter(|k| k.len() <= 64 && k.bytes().all(|b| b.is_ascii_alphanumeric()))
-        .collect();
-    format!("fields: {}", names.join(", "))
-}
-
 fn seal_change(
     sealer: &dyn SecretSealer,
     change: &SecretChange,
@@ -412,39 +403,6 @@ fn seal_change(
         SecretChange::Clear => Ok(None),
         SecretChange::Set(secret) => sealer.seal(secret, key).map(Some),
     }
-}
-
-/// Turns a CSV plan into endpoints to write (new ids, sealed passwords) and its report.
-fn materialize(
-    plan: CsvPlan,
-    existing: &std::collections::HashMap<EndpointId, Endpoint>,
-    enterprise: &EnterpriseId,
-    sealer: &dyn SecretSealer,
-    ids: &dyn IdGenerator,
-    key: Option<&str>,
-) -> Result<CsvWrite> {
-    let mut write = CsvWrite::default();
-    for c in &plan.creates {
-        let password = sealer.seal(&c.password, key)?;
-        write.inserts.push(Endpoint::new(
-            EndpointId::from_trusted(ids.entity_id()),
-            enterprise.clone(),
-            c.profile.clone(),
-            Some(password),
-        )?);
-    }
-    for u in &plan.updates {
-        let current = existing.get(&u.id).and_then(Endpoint::password);
-        let password = seal_change(sealer, &u.password, current, key)?;
-        write.updates.push(Endpoint::new(
-            u.id.clone(),
-            enterprise.clone(),
-            u.profile.clone(),
-            password,
-        )?);
-    }
-    write.report = plan.into_report();
-    Ok(write)
 }
 
 #[cfg(test)]
@@ -507,6 +465,14 @@ mod tests {
         (svc, principal, store)
     }
 
+    fn decoded(v: serde_json::Value) -> Decoded<EndpointBody> {
+        EndpointBody::from_json(v.as_object().unwrap())
+    }
+
+    fn patched(v: serde_json::Value) -> Decoded<EndpointPatch> {
+        EndpointPatch::from_json(v)
+    }
+
     fn sealed_text(e: &Endpoint) -> Option<String> {
         e.password()
             .map(|p| String::from_utf8(p.ciphertext.clone()).unwrap())
@@ -516,11 +482,11 @@ mod tests {
     async fn passwords_are_sealed_kept_and_cleared_as_the_rules_say() {
         let (svc, who, _) = service(10).await;
         let body = json!({"name": "Room", "password": "pw1"});
-        let created = svc.insert(&who, body.as_object().unwrap()).await.unwrap();
+        let created = svc.insert(&who, decoded(body)).await.unwrap();
         assert_eq!(sealed_text(&created).as_deref(), Some("sealed:pw1"));
         let id = created.id().clone();
         let patched = svc
-            .patch(&who, &id, json!({"location": "HQ"}))
+            .patch(&who, &id, patched(json!({"location": "HQ"})))
             .await
             .unwrap();
         assert_eq!(
@@ -529,7 +495,7 @@ mod tests {
             "PATCH keeps it"
         );
         let replaced = svc
-            .replace(&who, &id, json!({"name": "Room"}).as_object().unwrap())
+            .replace(&who, &id, decoded(json!({"name": "Room"})))
             .await
             .unwrap();
         assert_eq!(
@@ -572,7 +538,7 @@ mod tests {
         let (svc, mut who, _) = service(3).await;
         who.roles = RoleSet::read_only();
         let e = svc
-            .insert(&who, json!({"name": "x"}).as_object().unwrap())
+            .insert(&who, decoded(json!({"name": "x"})))
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Forbidden);
@@ -591,10 +557,7 @@ mod tests {
     async fn unknown_listener_references_are_invalid() {
         let (svc, who, _) = service(3).await;
         let body = json!({"name": "x", "listenerServiceId": "nope"});
-        let e = svc
-            .insert(&who, body.as_object().unwrap())
-            .await
-            .unwrap_err();
+        let e = svc.insert(&who, decoded(body)).await.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Invalid);
     }
 
@@ -612,10 +575,10 @@ mod tests {
     async fn one_endpoint_builds_the_list_and_the_next_write_is_seen() {
         let (svc, who, _) = service(5).await;
         let a = svc
-            .insert(&who, json!({"name": "A"}).as_object().unwrap())
+            .insert(&who, decoded(json!({"name": "A"})))
             .await
             .unwrap();
-        svc.insert(&who, json!({"name": "B"}).as_object().unwrap())
+        svc.insert(&who, decoded(json!({"name": "B"})))
             .await
             .unwrap();
         // No list was cached: this request builds it and answers from it.
@@ -625,7 +588,7 @@ mod tests {
             !first.contains(r#""name":"B""#),
             "one endpoint's object: {first}"
         );
-        svc.patch(&who, a.id(), json!({"name": "A2"}))
+        svc.patch(&who, a.id(), patched(json!({"name": "A2"})))
             .await
             .unwrap();
         // The write moved the version: the list is built again, with the write in it.
@@ -642,7 +605,7 @@ mod tests {
         let (mut svc, who, _) = service(5).await;
         svc.lists = Arc::new(EndpointLists::with_budget(0));
         let a = svc
-            .insert(&who, json!({"name": "A"}).as_object().unwrap())
+            .insert(&who, decoded(json!({"name": "A"})))
             .await
             .unwrap();
         match svc.get_one(&who, a.id()).await.unwrap() {

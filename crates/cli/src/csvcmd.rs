@@ -14,6 +14,7 @@ use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
 use roomlink_domain::rules::csv::{
     CsvContext, CsvPlan, CsvUpload, MAX_BYTES, SkipReason, record_line, restore,
 };
+use roomlink_domain::rules::limit::EndpointLimit;
 use roomlink_domain::rules::put;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
@@ -212,9 +213,7 @@ fn service_baseline(client: &Client) -> Result<Baseline, CliError> {
     let ctx = CsvContext {
         listeners,
         capacity: limit.map_or(usize::MAX, |l| {
-            usize::try_from(l)
-                .unwrap_or(usize::MAX)
-                .saturating_sub(endpoints.len())
+            EndpointLimit::from_stored(i64::try_from(l).unwrap_or(i64::MAX)).room(endpoints.len())
         }),
         ..CsvContext::of_endpoints(&endpoints)
     };
@@ -245,38 +244,11 @@ fn plan_parts(uploads: &[CsvUpload], baseline: &Baseline) -> Result<Vec<CsvPlan>
     let mut plans = Vec::with_capacity(uploads.len());
     for (index, upload) in uploads.iter().enumerate() {
         let plan = upload.plan(&ctx);
-        for update in &plan.updates {
-            if let Some(old) = ctx
-                .existing
-                .get(&update.id)
-                .and_then(|e| e.profile().calendar_id())
-            {
-                let old = old.as_str().to_owned();
-                if ctx.calendar_owners.get(&old) == Some(&update.id) {
-                    ctx.calendar_owners.remove(&old);
-                }
-            }
-            if let Some(new) = update.profile.calendar_id() {
-                ctx.calendar_owners
-                    .insert(new.as_str().to_owned(), update.id.clone());
-            }
-            let endpoint = Endpoint::new(
-                update.id.clone(),
-                baseline.enterprise.clone(),
-                update.profile.clone(),
-                None,
-            )
-            .map_err(|e| CliError::other(e.message().to_owned()))?;
-            ctx.existing.insert(update.id.clone(), endpoint);
-        }
-        for create in &plan.creates {
-            if let Some(calendar) = create.profile.calendar_id() {
-                // A stand-in id: later parts only need to know the calendarId is taken.
-                let id = EndpointId::from_trusted(format!("planned-{index}-{}", create.line));
-                ctx.calendar_owners.insert(calendar.as_str().to_owned(), id);
-            }
-        }
-        ctx.capacity = ctx.capacity.saturating_sub(plan.creates.len());
+        ctx.advance(&plan, |create| {
+            // Later parts only need to know the calendarId is taken.
+            EndpointId::from_trusted(format!("planned-{index}-{}", create.line))
+        })
+        .map_err(|e| CliError::other(e.message().to_owned()))?;
         plans.push(plan);
     }
     Ok(plans)

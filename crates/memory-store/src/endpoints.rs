@@ -194,18 +194,19 @@ impl EndpointStore for MemoryStore {
                 .collect(),
             capacity: limit.room(count),
         };
-        let write = apply(ctx)?;
+        let write = apply(&ctx)?;
+        write.check_within(enterprise, &ctx, limit, count)?;
         let changes = !(write.inserts.is_empty() && write.updates.is_empty());
-        // Validate everything before changing anything: all or nothing.
+        // The plan decided; stage the write and hold it to the calendarId constraint, as the
+        // database's unique index does: all or nothing.
         let mut next = s.endpoints.clone();
         for updated in write.updates {
             let i = next
                 .iter()
                 .position(|e| e.enterprise_id() == enterprise && e.id() == updated.id())
-                .ok_or_else(|| updated.id().not_found())?;
+                .ok_or_else(|| Error::internal("an endpoint of the CSV context vanished"))?;
             next[i] = updated;
         }
-        limit.admit(count, write.inserts.len())?;
         next.extend(write.inserts);
         let staged = State {
             endpoints: next,

@@ -134,6 +134,14 @@ pub(crate) trait Dialect {
         id: &str,
     ) -> impl Future<Output = QueryResult<Option<EndpointRow>>> + Send;
 
+    /// Inside a transaction: those of the enterprise's endpoints `ids` names, which no other
+    /// transaction may change or delete until this one ends.
+    fn lock_endpoints(
+        &mut self,
+        enterprise: &str,
+        ids: &[&str],
+    ) -> impl Future<Output = QueryResult<Vec<EndpointRow>>> + Send;
+
     /// Inside a transaction: the token's PairedStatus, held until this transaction ends.
     fn lock_paired(
         &mut self,
@@ -199,6 +207,20 @@ impl Dialect for AsyncPgConnection {
             .first(self)
             .await
             .optional()
+    }
+
+    async fn lock_endpoints(
+        &mut self,
+        enterprise: &str,
+        ids: &[&str],
+    ) -> QueryResult<Vec<EndpointRow>> {
+        endpoints::table
+            .filter(endpoints::enterprise_id.eq(enterprise))
+            .filter(endpoints::id.eq_any(ids))
+            .select(EndpointRow::as_select())
+            .for_update()
+            .load(self)
+            .await
     }
 
     async fn lock_paired(&mut self, token: &str) -> QueryResult<Option<PairedRow>> {
@@ -282,6 +304,19 @@ impl Dialect for SqliteConn {
             .first(self)
             .await
             .optional()
+    }
+
+    async fn lock_endpoints(
+        &mut self,
+        enterprise: &str,
+        ids: &[&str],
+    ) -> QueryResult<Vec<EndpointRow>> {
+        endpoints::table
+            .filter(endpoints::enterprise_id.eq(enterprise))
+            .filter(endpoints::id.eq_any(ids))
+            .select(EndpointRow::as_select())
+            .load(self)
+            .await
     }
 
     async fn lock_paired(&mut self, token: &str) -> QueryResult<Option<PairedRow>> {

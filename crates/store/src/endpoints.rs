@@ -17,7 +17,8 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::{EndpointPage, ListPosition};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
-use roomlink_domain::ports::{CommandContext, CsvApply, CsvWrite, EndpointChange, EndpointStore};
+use roomlink_domain::ports::{CommandContext, CsvApply, EndpointChange, EndpointStore};
+use roomlink_domain::rules::csv::CsvWrite;
 use roomlink_domain::rules::csv::{CsvContext, CsvReport};
 use roomlink_domain::rules::limit::EndpointLimit;
 use roomlink_domain::{Error, Result};
@@ -267,13 +268,8 @@ impl EndpointStore for DbStore {
             let count = stored_count(count);
             let mut existing = HashMap::new();
             for chunk in ids.chunks(IN_CHUNK) {
-                let rows: Vec<EndpointRow> = endpoints::table
-                    .filter(endpoints::enterprise_id.eq(ent))
-                    .filter(endpoints::id.eq_any(chunk))
-                    .select(EndpointRow::as_select())
-                    .load(c)
-                    .await?;
-                for row in rows {
+                // Locked: an endpoint deleted meanwhile must not come back as an update.
+                for row in c.lock_endpoints(ent, chunk).await? {
                     let e = row.into_domain()?;
                     existing.insert(e.id().clone(), e);
                 }
@@ -289,8 +285,7 @@ impl EndpointStore for DbStore {
                 .select(listener_services::id)
                 .load(c)
                 .await?;
-            let known: HashSet<String> = existing.keys().map(|id| id.as_str().to_owned()).collect();
-            let mut write = apply(CsvContext {
+            let ctx = CsvContext {
                 existing,
                 calendar_owners: calendars
                     .iter()
@@ -301,34 +296,11 @@ impl EndpointStore for DbStore {
                     .map(ListenerServiceId::from_trusted)
                     .collect(),
                 capacity: limit.room(count),
-            })?;
+            };
+            let mut write = apply(&ctx)?;
+            write.check_within(enterprise, &ctx, limit, count)?;
             let report = std::mem::take(&mut write.report);
-            let rows = CsvRows::new(enterprise, write, &calendars)?;
-
-            // Check as the reference adapter does: unknown ids, then the limit, then calendarIds
-            // (by constraint, while writing).
-            let unknown: Vec<&str> = rows
-                .updates
-                .iter()
-                .map(|r| r.id.as_str())
-                .filter(|id| !known.contains(*id))
-                .collect();
-            let mut found = HashSet::new();
-            for chunk in unknown.chunks(IN_CHUNK) {
-                let ids: Vec<String> = endpoints::table
-                    .filter(endpoints::enterprise_id.eq(ent))
-                    .filter(endpoints::id.eq_any(chunk))
-                    .select(endpoints::id)
-                    .load(c)
-                    .await?;
-                found.extend(ids);
-            }
-            if let Some(missing) = unknown.iter().find(|id| !found.contains(**id)) {
-                return Err(EndpointId::from_trusted((*missing).to_owned())
-                    .not_found()
-                    .into());
-            }
-            limit.admit(count, rows.inserts.len())?;
+            let rows = CsvRows::new(write, &calendars);
 
             // Updated endpoints give up the calendarIds they are leaving first, so that no
             // statement sees a duplicate that the finished upload would not have.
@@ -364,7 +336,7 @@ impl EndpointStore for DbStore {
 /// The rows of one CSV upload, ready to write.
 struct CsvRows {
     inserts: Vec<EndpointRow>,
-    /// One per endpoint: the last update of an id wins, as in the reference adapter.
+    /// One per endpoint.
     updates: Vec<EndpointRow>,
     /// Updated endpoints whose stored calendarId changes.
     released: Vec<String>,
@@ -372,38 +344,13 @@ struct CsvRows {
 
 impl CsvRows {
     /// `stored`: the enterprise's (calendarId, endpoint id) pairs before the upload.
-    fn new(
-        enterprise: &EnterpriseId,
-        write: CsvWrite,
-        stored: &[(String, String)],
-    ) -> Result<CsvRows> {
-        if let Some(e) = write
-            .inserts
-            .iter()
-            .chain(&write.updates)
-            .find(|e| e.enterprise_id() != enterprise)
-        {
-            return Err(Error::internal(format!(
-                "a CSV upload of enterprise {enterprise} wrote endpoint {} of another",
-                e.id()
-            )));
-        }
+    fn new(write: CsvWrite, stored: &[(String, String)]) -> CsvRows {
         let stored: HashMap<&str, &str> = stored
             .iter()
             .map(|(cal, id)| (id.as_str(), cal.as_str()))
             .collect();
-        let mut last = HashMap::new();
-        let mut updates: Vec<EndpointRow> = Vec::with_capacity(write.updates.len());
-        for e in &write.updates {
-            let row = EndpointRow::new(e);
-            match last.get(&row.id) {
-                Some(&i) => updates[i] = row,
-                None => {
-                    last.insert(row.id.clone(), updates.len());
-                    updates.push(row);
-                }
-            }
-        }
+        // The plan gives one update per endpoint (a later row builds on an earlier one).
+        let updates: Vec<EndpointRow> = write.updates.iter().map(EndpointRow::new).collect();
         let released = updates
             .iter()
             .filter(|r| {
@@ -413,11 +360,11 @@ impl CsvRows {
             })
             .map(|r| r.id.clone())
             .collect();
-        Ok(CsvRows {
+        CsvRows {
             inserts: write.inserts.iter().map(EndpointRow::new).collect(),
             updates,
             released,
-        })
+        }
     }
 
     /// A calendarId two endpoints would share once the upload is written.

@@ -11,6 +11,7 @@ use roomlink_domain::ports::{
     CalendarAccount, CalendarReader, ListenerTransport, MockPasswordHasher, MockPlatformIdentity,
     ObservedState, SecretSealer,
 };
+use roomlink_domain::rules::put::EndpointBody;
 use roomlink_domain::secret::{SealedSecret, Secret};
 use roomlink_domain::system::{ManualClock, RandomIds};
 use roomlink_memory_store::MemoryStore;
@@ -211,7 +212,7 @@ impl World {
         let endpoint = self
             .services
             .endpoints
-            .insert(&self.admin, &body)
+            .insert(&self.admin, EndpointBody::from_json(&body))
             .await
             .unwrap();
         endpoint.id().clone()

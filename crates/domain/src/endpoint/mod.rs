@@ -76,6 +76,13 @@ macro_rules! endpoint_fields {
                 Ok(())
             }
 
+            /// Sets `field` to its value in `from`.
+            pub(crate) fn copy_field(&mut self, from: &Self, field: Field) {
+                match field {
+                    $(Field::$variant => self.$field = from.$field.clone(),)*
+                }
+            }
+
             /// Sets `field` from CSV text; a blank text clears it.
             pub(crate) fn set_text(&mut self, field: Field, text: &str) -> Result<(), Error> {
                 match field {

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
 use crate::listener::{LinkPresence, ListenerCheck, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
-use crate::rules::csv::{CsvContext, CsvReport};
+use crate::rules::csv::{CsvContext, CsvReport, CsvWrite};
 use crate::secret::SealedSecret;
 use crate::status::{EndpointStatus, Failure};
 use crate::token::{AccessToken, TokenHash};
@@ -19,16 +19,9 @@ use mockall::automock;
 /// A change applied to a stored endpoint inside the store's transaction.
 pub type EndpointChange = Box<dyn FnOnce(Endpoint) -> Result<Endpoint> + Send>;
 
-/// Turns the CSV context read inside the upload's transaction into the rows to write.
-pub type CsvApply = Box<dyn FnOnce(CsvContext) -> Result<CsvWrite> + Send>;
-
-/// The writes of one CSV upload, and the report of what they do (handed back once written).
-#[derive(Debug, Default)]
-pub struct CsvWrite {
-    pub inserts: Vec<Endpoint>,
-    pub updates: Vec<Endpoint>,
-    pub report: CsvReport,
-}
+/// Turns the CSV context read inside the upload's transaction into the rows to write
+/// ([`crate::rules::csv::CsvUpload::apply`]).
+pub type CsvApply = Box<dyn FnOnce(&CsvContext) -> Result<CsvWrite> + Send>;
 
 #[cfg_attr(feature = "mock", automock)]
 #[async_trait]
@@ -187,14 +180,15 @@ pub trait EndpointStore: Send + Sync {
         id: &EndpointId,
         audit: &AuditEntry,
     ) -> Result<bool>;
-    /// One CSV upload, in one transaction: reads the [`CsvContext`] for the named `ids`
-    /// (existing endpoints, calendarIds in use, listener ids, remaining capacity under the
-    /// limit, all consistent with the writes), calls `apply`, and writes its inserts and
-    /// updates in batched statements; answers the write's report once committed. If `apply`
-    /// or any write fails, nothing is written. `NotFound` for an update of an unknown id,
-    /// then `LimitReached` ([`crate::rules::limit::EndpointLimit::admit`]), then
-    /// `DuplicateCalendarId`. Records `audit`, with the report's counts as its detail, in the
-    /// same transaction.
+    /// One CSV upload, in one transaction: locks the enterprise, reads the [`CsvContext`] for
+    /// the named `ids` (existing endpoints, locked against other writers until commit;
+    /// calendarIds in use; listener ids; remaining capacity, `EndpointLimit::room` of the
+    /// stored count), calls `apply` and writes its inserts and updates in batched statements.
+    /// `apply` decides everything (unknown ids, the limit, calendarIds); the store holds its
+    /// write to the context ([`CsvWrite::check_within`]: `NotFound`, then `LimitReached`) and
+    /// writes it, keeping calendarIds unique by constraint (`DuplicateCalendarId`).
+    /// If `apply` or any write fails, nothing is written. Records `audit`, with the report's
+    /// counts as its detail, in the same transaction, and answers the report once committed.
     async fn bulk_put(
         &self,
         enterprise: &EnterpriseId,

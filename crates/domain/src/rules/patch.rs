@@ -4,14 +4,14 @@
 
 use super::put::check_same_id;
 use super::{EndpointDraft, dial_style, password_from_json};
-use crate::endpoint::{Endpoint, Field};
+use crate::endpoint::{Endpoint, EndpointProfile, Field};
 use crate::enums::shorten;
 use crate::error::Error;
 use crate::secret::SecretChange;
 use serde_json::{Map, Value};
 
 /// The field map of a PATCH body, unwrapped from `{"modifiedFields": {...}}` if it is wrapped.
-pub fn modified_fields(body: Value) -> Result<Map<String, Value>, Error> {
+fn modified_fields(body: Value) -> Result<Map<String, Value>, Error> {
     match body {
         Value::Object(mut map) => {
             if map.len() == 1
@@ -29,28 +29,81 @@ pub fn modified_fields(body: Value) -> Result<Map<String, Value>, Error> {
     }
 }
 
-/// The draft after applying `fields` to `current`.
-pub fn merge(current: &Endpoint, fields: &Map<String, Value>) -> Result<EndpointDraft, Error> {
-    let mut profile = current.profile().clone();
-    let mut password = SecretChange::Keep;
-    for (key, value) in fields {
-        match key.as_str() {
-            "id" => check_same_id(current, value)?,
-            "password" => password = password_from_json(value)?,
-            _ => match Field::from_json_name(key) {
-                Some(field) => profile.set_json(field, value)?,
-                None => {
-                    return Err(Error::invalid(format!(
-                        "modifiedFields: '{}' is not a field of Endpoint",
-                        shorten(key)
-                    )));
+/// The fields a PATCH body names, decoded; every other field stays as it is. The HTTP adapter
+/// decodes it; the use cases take it and never see JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointPatch {
+    /// The body's `id`, if it names one (checked against the endpoint it writes).
+    id: Option<Value>,
+    /// The named fields.
+    named: Vec<Field>,
+    /// Every property the body names, in its order (for the audit trail).
+    names: Vec<&'static str>,
+    /// Their new values (the other fields of this profile mean nothing).
+    values: EndpointProfile,
+    password: Option<SecretChange>,
+}
+
+impl EndpointPatch {
+    /// Decodes a PATCH body: an unknown field name is `Invalid`, a value outside its field's
+    /// bounds too.
+    pub fn from_json(body: Value) -> Result<EndpointPatch, Error> {
+        let mut patch = EndpointPatch {
+            id: None,
+            named: Vec::new(),
+            names: Vec::new(),
+            values: EndpointProfile::default(),
+            password: None,
+        };
+        for (key, value) in modified_fields(body)? {
+            match key.as_str() {
+                "id" => {
+                    patch.id = Some(value);
+                    patch.names.push("id");
                 }
-            },
+                "password" => {
+                    patch.password = Some(password_from_json(&value)?);
+                    patch.names.push("password");
+                }
+                _ => match Field::from_json_name(&key) {
+                    Some(field) => {
+                        patch.values.set_json(field, &value)?;
+                        patch.named.push(field);
+                        patch.names.push(field.json_name());
+                    }
+                    None => {
+                        return Err(Error::invalid(format!(
+                            "modifiedFields: '{}' is not a field of Endpoint",
+                            shorten(&key)
+                        )));
+                    }
+                },
+            }
         }
+        Ok(patch)
     }
-    profile.check_complete()?;
-    dial_style::check_unchanged(current, &profile)?;
-    Ok(EndpointDraft { profile, password })
+
+    /// The properties the body names, in its order, for the audit trail (never values).
+    pub fn property_names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// The draft after applying the patch to `current`.
+    pub fn merge_into(&self, current: &Endpoint) -> Result<EndpointDraft, Error> {
+        if let Some(id) = &self.id {
+            check_same_id(current, id)?;
+        }
+        let mut profile = current.profile().clone();
+        for &field in &self.named {
+            profile.copy_field(&self.values, field);
+        }
+        profile.check_complete()?;
+        dial_style::check_unchanged(current, &profile)?;
+        Ok(EndpointDraft {
+            profile,
+            password: self.password.clone().unwrap_or(SecretChange::Keep),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -70,6 +123,14 @@ mod tests {
             None,
         )
         .unwrap()
+    }
+
+    fn patch(v: Value) -> EndpointPatch {
+        EndpointPatch::from_json(v).unwrap()
+    }
+
+    fn merge(current: &Endpoint, patch: &EndpointPatch) -> Result<EndpointDraft, Error> {
+        patch.merge_into(current)
     }
 
     #[test]
@@ -92,8 +153,7 @@ mod tests {
     #[test]
     fn omitted_fields_stay_and_named_ones_change() {
         let current = stored(json!({"name": "Room", "ipAddress": "127.0.0.1", "port": 22}));
-        let fields = modified_fields(json!({"port": 443, "location": "HQ"})).unwrap();
-        let d = merge(&current, &fields).unwrap();
+        let d = merge(&current, &patch(json!({"port": 443, "location": "HQ"}))).unwrap();
         assert_eq!(d.profile.name().unwrap().as_str(), "Room");
         assert_eq!(d.profile.ip_address().unwrap().as_str(), "127.0.0.1");
         assert_eq!(d.profile.port().unwrap().get(), 443);
@@ -104,28 +164,23 @@ mod tests {
     #[test]
     fn null_clears_a_field_but_not_the_required_name() {
         let current = stored(json!({"name": "Room", "port": 22}));
-        let d = merge(&current, &modified_fields(json!({"port": null})).unwrap()).unwrap();
+        let d = merge(&current, &patch(json!({"port": null}))).unwrap();
         assert_eq!(d.profile.port(), None);
-        let e = merge(&current, &modified_fields(json!({"name": null})).unwrap()).unwrap_err();
+        let e = merge(&current, &patch(json!({"name": null}))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Invalid);
     }
 
     #[test]
     fn empty_modified_fields_changes_nothing() {
         let current = stored(json!({"name": "Room", "port": 22}));
-        let d = merge(&current, &Map::new()).unwrap();
+        let d = merge(&current, &patch(json!({}))).unwrap();
         assert_eq!(&d.profile, current.profile());
         assert_eq!(d.password, SecretChange::Keep);
     }
 
     #[test]
     fn unknown_field_names_are_invalid() {
-        let current = stored(json!({"name": "Room"}));
-        let e = merge(
-            &current,
-            &modified_fields(json!({"colour": "red"})).unwrap(),
-        )
-        .unwrap_err();
+        let e = EndpointPatch::from_json(json!({"colour": "red"})).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Invalid);
         assert!(e.message().contains("colour"));
     }
@@ -133,44 +188,22 @@ mod tests {
     #[test]
     fn id_is_immutable_and_annex_o_fixed() {
         let current = stored(json!({"name": "Room", "dialStyle": "ANNEX_O"}));
-        assert!(merge(&current, &modified_fields(json!({"id": "e1"})).unwrap()).is_ok());
-        let e = merge(&current, &modified_fields(json!({"id": "zz"})).unwrap()).unwrap_err();
+        assert!(merge(&current, &patch(json!({"id": "e1"}))).is_ok());
+        let e = merge(&current, &patch(json!({"id": "zz"}))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unmodifiable);
-        let e = merge(
-            &current,
-            &modified_fields(json!({"dialStyle": "E164"})).unwrap(),
-        )
-        .unwrap_err();
+        let e = merge(&current, &patch(json!({"dialStyle": "E164"}))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unmodifiable);
-        let e = merge(
-            &current,
-            &modified_fields(json!({"dialStyle": null})).unwrap(),
-        )
-        .unwrap_err();
+        let e = merge(&current, &patch(json!({"dialStyle": null}))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unmodifiable);
-        assert!(
-            merge(
-                &current,
-                &modified_fields(json!({"location": "x"})).unwrap()
-            )
-            .is_ok()
-        );
+        assert!(merge(&current, &patch(json!({"location": "x"}))).is_ok());
     }
 
     #[test]
     fn password_can_be_set_or_cleared() {
         let current = stored(json!({"name": "Room"}));
-        let d = merge(
-            &current,
-            &modified_fields(json!({"password": "pw"})).unwrap(),
-        )
-        .unwrap();
+        let d = merge(&current, &patch(json!({"password": "pw"}))).unwrap();
         assert!(matches!(d.password, SecretChange::Set(_)));
-        let d = merge(
-            &current,
-            &modified_fields(json!({"password": null})).unwrap(),
-        )
-        .unwrap();
+        let d = merge(&current, &patch(json!({"password": null}))).unwrap();
         assert_eq!(d.password, SecretChange::Clear);
     }
 }

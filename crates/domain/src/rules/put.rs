@@ -1,4 +1,5 @@
-//! Insert (POST) and replacement (PUT) of an endpoint from a JSON object.
+//! Insert (POST) and replacement (PUT) of an endpoint: the body decoded once ([`EndpointBody`]),
+//! then the rule.
 //!
 //! Replacement sets every field to the body's value: a field that is omitted or null becomes
 //! null, the password included (a client that read the endpoint got `password: null`, so a
@@ -12,23 +13,64 @@ use crate::ids::EndpointId;
 use crate::secret::SecretChange;
 use serde_json::{Map, Value};
 
-/// The draft of a new endpoint. The service assigns the id, so a body that names one is `Invalid`.
-pub fn insert(body: &Map<String, Value>) -> Result<EndpointDraft, Error> {
-    let (id, draft) = decode_whole(body)?;
-    if id.is_some() {
-        return Err(Error::invalid("id: is assigned by the service; omit it"));
-    }
-    Ok(draft)
+/// A whole endpoint as a POST or PUT body gives it, decoded: every field it omits is null.
+/// The HTTP adapter decodes it; the use cases take it and never see JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointBody {
+    /// The body's `id`, if it names one (checked against the endpoint it writes).
+    id: Option<Value>,
+    draft: EndpointDraft,
 }
 
-/// The draft that replaces `current` (PUT).
-pub fn replace(current: &Endpoint, body: &Map<String, Value>) -> Result<EndpointDraft, Error> {
-    let (id, draft) = decode_whole(body)?;
-    if let Some(id) = id {
-        check_same_id(current, &id)?;
+impl EndpointBody {
+    /// Decodes a body: unknown properties are mapping errors, a missing name is `Invalid`.
+    pub fn from_json(body: &Map<String, Value>) -> Result<EndpointBody, Error> {
+        let mut profile = EndpointProfile::default();
+        let mut password = SecretChange::Clear;
+        let mut id = None;
+        for (key, value) in body {
+            match key.as_str() {
+                "id" if !value.is_null() => id = Some(value.clone()),
+                "id" => {}
+                "password" => password = password_from_json(value)?,
+                _ => match Field::from_json_name(key) {
+                    Some(field) => profile.set_json(field, value)?,
+                    None => {
+                        return Err(Error::json_mapping(key, "unknown property of Endpoint"));
+                    }
+                },
+            }
+        }
+        profile.check_complete()?;
+        Ok(EndpointBody {
+            id,
+            draft: EndpointDraft { profile, password },
+        })
     }
-    dial_style::check_unchanged(current, &draft.profile)?;
-    Ok(draft)
+
+    /// The draft of a new endpoint. The service assigns the id, so a body that names one is
+    /// `Invalid`.
+    pub fn into_new(self) -> Result<EndpointDraft, Error> {
+        if self.id.is_some() {
+            return Err(Error::invalid("id: is assigned by the service; omit it"));
+        }
+        Ok(self.draft)
+    }
+
+    /// The draft that replaces `current` (PUT).
+    pub fn replacing(&self, current: &Endpoint) -> Result<EndpointDraft, Error> {
+        if let Some(id) = &self.id {
+            check_same_id(current, id)?;
+        }
+        dial_style::check_unchanged(current, &self.draft.profile)?;
+        Ok(self.draft.clone())
+    }
+}
+
+/// The draft of a new endpoint from a JSON body: [`EndpointBody::from_json`], then
+/// [`EndpointBody::into_new`]. For callers that hold JSON (clients, tests).
+pub fn insert(body: &Map<String, Value>) -> Result<EndpointDraft, Error> {
+    EndpointBody::from_json(body)?.into_new()
 }
 
 /// `Unmodifiable` unless `id` is the endpoint's own id.
@@ -45,34 +87,16 @@ pub(crate) fn check_same_id(current: &Endpoint, id: &Value) -> Result<(), Error>
     }
 }
 
-/// Decodes a whole endpoint: every field not in the body is null. Returns the body's `id`.
-fn decode_whole(body: &Map<String, Value>) -> Result<(Option<Value>, EndpointDraft), Error> {
-    let mut profile = EndpointProfile::default();
-    let mut password = SecretChange::Clear;
-    let mut id = None;
-    for (key, value) in body {
-        match key.as_str() {
-            "id" if !value.is_null() => id = Some(value.clone()),
-            "id" => {}
-            "password" => password = password_from_json(value)?,
-            _ => match Field::from_json_name(key) {
-                Some(field) => profile.set_json(field, value)?,
-                None => {
-                    return Err(Error::json_mapping(key, "unknown property of Endpoint"));
-                }
-            },
-        }
-    }
-    profile.check_complete()?;
-    Ok((id, EndpointDraft { profile, password }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::ids::EnterpriseId;
     use serde_json::json;
+
+    fn replace(current: &Endpoint, body: Map<String, Value>) -> Result<EndpointDraft, Error> {
+        EndpointBody::from_json(&body)?.replacing(current)
+    }
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
@@ -118,7 +142,7 @@ mod tests {
     fn put_sets_omitted_and_null_fields_to_null() {
         let current =
             stored(json!({"name": "Room", "ipAddress": "127.0.0.1", "port": 22, "location": "HQ"}));
-        let d = replace(&current, &obj(json!({"name": "Room 2", "port": null}))).unwrap();
+        let d = replace(&current, obj(json!({"name": "Room 2", "port": null}))).unwrap();
         assert_eq!(d.profile.name().unwrap().as_str(), "Room 2");
         assert_eq!(d.profile.ip_address(), None, "omitted becomes null");
         assert_eq!(d.profile.port(), None, "null becomes null");
@@ -129,26 +153,26 @@ mod tests {
     fn put_omitting_or_nulling_the_password_clears_it() {
         let current = stored(json!({"name": "Room"}));
         assert_eq!(
-            replace(&current, &obj(json!({"name": "R"})))
+            replace(&current, obj(json!({"name": "R"})))
                 .unwrap()
                 .password,
             SecretChange::Clear
         );
         assert_eq!(
-            replace(&current, &obj(json!({"name": "R", "password": null})))
+            replace(&current, obj(json!({"name": "R", "password": null})))
                 .unwrap()
                 .password,
             SecretChange::Clear
         );
-        let d = replace(&current, &obj(json!({"name": "R", "password": "pw"}))).unwrap();
+        let d = replace(&current, obj(json!({"name": "R", "password": "pw"}))).unwrap();
         assert!(matches!(d.password, SecretChange::Set(s) if s.expose() == "pw"));
     }
 
     #[test]
     fn put_keeps_the_id_immutable() {
         let current = stored(json!({"name": "Room"}));
-        assert!(replace(&current, &obj(json!({"id": "e1", "name": "R"}))).is_ok());
-        let e = replace(&current, &obj(json!({"id": "e2", "name": "R"}))).unwrap_err();
+        assert!(replace(&current, obj(json!({"id": "e1", "name": "R"}))).is_ok());
+        let e = replace(&current, obj(json!({"id": "e2", "name": "R"}))).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unmodifiable);
         assert_eq!(e.details()["entityId"], "e1");
         assert_eq!(e.details()["entityClass"], "Endpoint");
@@ -157,17 +181,17 @@ mod tests {
     #[test]
     fn put_cannot_change_or_drop_annex_o() {
         let current = stored(json!({"name": "Room", "dialStyle": "ANNEX_O"}));
-        assert!(replace(&current, &obj(json!({"name": "R", "dialStyle": "ANNEX_O"}))).is_ok());
+        assert!(replace(&current, obj(json!({"name": "R", "dialStyle": "ANNEX_O"}))).is_ok());
         for body in [
             json!({"name": "R"}),
             json!({"name": "R", "dialStyle": "SIP_URI"}),
         ] {
-            let e = replace(&current, &obj(body)).unwrap_err();
+            let e = replace(&current, obj(body)).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Unmodifiable);
             assert_eq!(e.details()["entityId"], "e1");
         }
         // Another endpoint may become ANNEX_O.
         let other = stored(json!({"name": "Room", "dialStyle": "SIP_URI"}));
-        assert!(replace(&other, &obj(json!({"name": "R", "dialStyle": "ANNEX_O"}))).is_ok());
+        assert!(replace(&other, obj(json!({"name": "R", "dialStyle": "ANNEX_O"}))).is_ok());
     }
 }

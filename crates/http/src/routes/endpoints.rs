@@ -14,6 +14,8 @@ use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::EndpointId;
+use roomlink_domain::rules::patch::EndpointPatch;
+use roomlink_domain::rules::put::EndpointBody;
 
 pub(super) const INSERT: Operation = Operation {
     method: Method::Post,
@@ -47,7 +49,8 @@ async fn insert(
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
     let body = read_json_object(&req, body, "Endpoint").await?;
-    let endpoint = state.services.endpoints.insert(&caller.0, &body).await?;
+    let body = EndpointBody::from_json(&body);
+    let endpoint = state.services.endpoints.insert(&caller.0, body).await?;
     Ok(HttpResponse::Ok().json(endpoint))
 }
 
@@ -122,15 +125,19 @@ async fn replace(
         .map(|v| v.to_str().unwrap_or("").trim().to_ascii_uppercase());
     let endpoint = match method_override.as_deref() {
         Some("PATCH") => {
-            let body = read_json(&req, body).await?;
-            state.services.endpoints.patch(&caller.0, &id, body).await?
-        }
-        None | Some("PUT") => {
-            let body = read_json_object(&req, body, "Endpoint").await?;
+            let patch = EndpointPatch::from_json(read_json(&req, body).await?);
             state
                 .services
                 .endpoints
-                .replace(&caller.0, &id, &body)
+                .patch(&caller.0, &id, patch)
+                .await?
+        }
+        None | Some("PUT") => {
+            let body = EndpointBody::from_json(&read_json_object(&req, body, "Endpoint").await?);
+            state
+                .services
+                .endpoints
+                .replace(&caller.0, &id, body)
                 .await?
         }
         Some(other) => {
@@ -173,8 +180,12 @@ async fn patch(
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
     let id = EndpointId::parse(&id)?;
-    let body = read_json(&req, body).await?;
-    let endpoint = state.services.endpoints.patch(&caller.0, &id, body).await?;
+    let patch = EndpointPatch::from_json(read_json(&req, body).await?);
+    let endpoint = state
+        .services
+        .endpoints
+        .patch(&caller.0, &id, patch)
+        .await?;
     Ok(HttpResponse::Ok().json(endpoint))
 }
 

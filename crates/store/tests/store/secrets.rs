@@ -91,7 +91,7 @@ pub async fn store_secrets(store: &dyn Store) {
             ep.id(),
             Box::new(move |cur| {
                 let fields = json!({ "password": NEW_ENDPOINT_PASSWORD });
-                let d = patch::merge(&cur, fields.as_object().unwrap())?;
+                let d = patch::EndpointPatch::from_json(fields)?.merge_into(&cur)?;
                 let SecretChange::Set(pw) = d.password else {
                     panic!("no password")
                 };

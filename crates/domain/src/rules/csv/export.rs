@@ -70,7 +70,6 @@ mod tests {
     use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId};
     use crate::rules::csv::STANDARD_COLUMNS;
     use crate::rules::csv::{CsvContext, CsvUpload};
-    use crate::secret::SecretChange;
     use serde_json::{Value, json};
     use std::collections::{HashMap, HashSet};
 
@@ -270,11 +269,7 @@ mod tests {
                     "seed {seed}, {}",
                     update.id
                 );
-                assert_eq!(
-                    update.password,
-                    SecretChange::Keep,
-                    "a blank password keeps it"
-                );
+                assert_eq!(update.password_line, None, "a blank password keeps it");
             }
         }
     }

@@ -16,7 +16,6 @@ use crate::endpoint::{Endpoint, EndpointProfile, Field};
 use crate::enums::shorten;
 use crate::ids::{EndpointId, ListenerServiceId};
 use crate::rules::{dial_style, password_from_text};
-use crate::secret::{Secret, SecretChange};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -75,11 +74,14 @@ pub struct SkippedRow {
     pub reason: SkipReason,
 }
 
+/// A row that creates an endpoint; its password is the row's own `password` cell.
+///
+/// The plan holds no password, only the line whose cell has it: passwords are sealed before
+/// the plan runs (see [`super::write`]), and the plan's rows are shown to people.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedCreate {
     pub line: u64,
     pub profile: EndpointProfile,
-    pub password: Secret,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -88,7 +90,9 @@ pub struct PlannedUpdate {
     pub line: u64,
     pub id: EndpointId,
     pub profile: EndpointProfile,
-    pub password: SecretChange,
+    /// The line whose `password` cell sets the new password (a later blank cell keeps an
+    /// earlier row's); `None` keeps the stored one.
+    pub password_line: Option<u64>,
 }
 
 /// What an upload will do.
@@ -158,6 +162,46 @@ impl CsvContext {
         }
         ctx
     }
+
+    /// The context the next upload of the same enterprise sees once `plan` is written, for a
+    /// tool that plans a file in several uploads (`roomlinkctl csv upload`): updated profiles,
+    /// calendarIds moved or claimed, the capacity the creates used. A created endpoint's id is
+    /// only known once written; `stand_in` names it here.
+    pub fn advance(
+        &mut self,
+        plan: &CsvPlan,
+        stand_in: impl Fn(&PlannedCreate) -> EndpointId,
+    ) -> Result<(), crate::error::Error> {
+        for update in &plan.updates {
+            let Some(stored) = self.existing.get(&update.id) else {
+                continue;
+            };
+            if let Some(old) = stored.profile().calendar_id()
+                && self.calendar_owners.get(old.as_str()) == Some(&update.id)
+            {
+                self.calendar_owners.remove(old.as_str());
+            }
+            if let Some(new) = update.profile.calendar_id() {
+                self.calendar_owners
+                    .insert(new.as_str().to_owned(), update.id.clone());
+            }
+            let updated = Endpoint::new(
+                update.id.clone(),
+                stored.enterprise_id().clone(),
+                update.profile.clone(),
+                stored.password().cloned(),
+            )?;
+            self.existing.insert(update.id.clone(), updated);
+        }
+        for create in &plan.creates {
+            if let Some(calendar) = create.profile.calendar_id() {
+                self.calendar_owners
+                    .insert(calendar.as_str().to_owned(), stand_in(create));
+            }
+        }
+        self.capacity = self.capacity.saturating_sub(plan.creates.len());
+        Ok(())
+    }
 }
 
 impl CsvUpload {
@@ -218,7 +262,7 @@ impl Planner<'_> {
             .cell(row, Column::Password)
             .filter(|p| !p.is_empty())
             .ok_or(SkipReason::PasswordRequired)?;
-        let password = password_from_text(password).map_err(invalid)?;
+        password_from_text(password).map_err(invalid)?;
         let mut profile = EndpointProfile::default();
         apply_cells(&mut profile, upload.field_cells(row))?;
         self.check_listener(&profile)?;
@@ -231,7 +275,6 @@ impl Planner<'_> {
         self.plan.creates.push(PlannedCreate {
             line: row.line,
             profile,
-            password,
         });
         Ok(())
     }
@@ -249,16 +292,18 @@ impl Planner<'_> {
         self.check_listener(&profile)?;
         let owner = Owner::Stored(id.clone());
         self.check_calendar(&profile, &owner)?;
-        let password = match upload.cell(row, Column::Password).filter(|p| !p.is_empty()) {
-            Some(p) => SecretChange::Set(password_from_text(p).map_err(invalid)?),
-            None => earlier.map_or(SecretChange::Keep, |u| u.password.clone()),
+        let password_line = match upload.cell(row, Column::Password).filter(|p| !p.is_empty()) {
+            Some(p) => password_from_text(p)
+                .map(|_| Some(row.line))
+                .map_err(invalid)?,
+            None => earlier.and_then(|u| u.password_line),
         };
         self.claim_calendar(Some(&before), &profile, owner);
         let update = PlannedUpdate {
             line: row.line,
             id: id.clone(),
             profile,
-            password,
+            password_line,
         };
         match self.update_index.get(&id) {
             Some(&i) => self.plan.updates[i] = update,
@@ -360,7 +405,6 @@ mod tests {
         let c = &p.creates[0];
         assert_eq!(c.profile.name().unwrap().as_str(), "Room A");
         assert_eq!(c.profile.port().unwrap().get(), 22);
-        assert_eq!(c.password.expose(), "pw");
         assert_eq!(p.skipped.len(), 1);
         assert_eq!(p.skipped[0].line, 3);
         assert_eq!(p.skipped[0].reason, SkipReason::PasswordRequired);
@@ -393,7 +437,6 @@ mod tests {
             p.creates[0].profile.name().unwrap().as_str(),
             "Room, \"East\""
         );
-        assert_eq!(p.creates[0].password.expose(), "p,w");
         let custom = p.creates[0].profile.custom_data().unwrap();
         assert_eq!(custom.as_map()["note"], "a, \"b\"");
         assert_eq!(custom.as_map()["x"], 1, "a newline inside the quoted value");
@@ -422,14 +465,12 @@ mod tests {
             "HQ",
             "absent columns stay"
         );
-        assert_eq!(u.password, SecretChange::Keep);
+        assert_eq!(u.password_line, None);
         let change = plan(
             "id,name,password\ne1,New,secret\n",
             &ctx_with(vec![existing]),
         );
-        assert!(
-            matches!(&change.updates[0].password, SecretChange::Set(s) if s.expose() == "secret")
-        );
+        assert_eq!(change.updates[0].password_line, Some(2));
     }
 
     #[test]
@@ -508,7 +549,11 @@ mod tests {
         let u = &p.updates[0];
         assert_eq!(u.profile.name().unwrap().as_str(), "B");
         assert_eq!(u.line, 3);
-        assert!(matches!(&u.password, SecretChange::Set(s) if s.expose() == "new"));
+        assert_eq!(
+            u.password_line,
+            Some(2),
+            "the earlier row's password stays set"
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub async fn endpoints_round_trip_every_field(h: &Harness) {
             &e.id,
             original.id(),
             Box::new(move |current| {
-                let draft = put::replace(&current, &body)?;
+                let draft = put::EndpointBody::from_json(&body)?.replacing(&current)?;
                 let SecretChange::Set(pw) = draft.password else {
                     panic!("the body sets a password")
                 };
@@ -88,7 +88,8 @@ pub async fn endpoints_round_trip_every_field(h: &Harness) {
             &e.id,
             original.id(),
             Box::new(move |current| {
-                let draft = patch::merge(&current, &fields)?;
+                let draft = patch::EndpointPatch::from_json(serde_json::Value::Object(fields))?
+                    .merge_into(&current)?;
                 assert_eq!(draft.password, SecretChange::Clear);
                 Endpoint::new(
                     current.id().clone(),
@@ -264,10 +265,10 @@ pub async fn duplicate_calendar_ids(h: &Harness) {
 
     // An update onto a taken calendarId fails and changes nothing; keeping one's own is fine.
     let take = Box::new(|cur: Endpoint| {
-        let d = patch::merge(
-            &cur,
-            &object(json!({"calendarId": "room@corp.example", "name": "x"})),
-        )?;
+        let d = patch::EndpointPatch::from_json(
+            json!({"calendarId": "room@corp.example", "name": "x"}),
+        )?
+        .merge_into(&cur)?;
         Endpoint::new(
             cur.id().clone(),
             cur.enterprise_id().clone(),

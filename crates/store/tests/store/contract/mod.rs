@@ -39,7 +39,7 @@ use roomlink_domain::ids::{
 use roomlink_domain::listener::{ListenerService, decode_listener};
 use roomlink_domain::pairing::{PAIRED_STATUS_TTL_MS, PairingCode};
 use roomlink_domain::ports::*;
-use roomlink_domain::rules::csv::{CsvReport, CsvUpload, SkipReason, SkippedRow};
+use roomlink_domain::rules::csv::{CsvReport, CsvUpload, CsvWrite, SkipReason, SkippedRow};
 use roomlink_domain::rules::{patch, put};
 use roomlink_domain::secret::{Secret, SecretChange};
 use roomlink_domain::status::{EndpointStatus, Failure};
@@ -321,7 +321,7 @@ fn kind<T: std::fmt::Debug>(r: Result<T>) -> ErrorKind {
 /// A change that renames the endpoint.
 fn rename(name: &'static str) -> EndpointChange {
     Box::new(move |e: Endpoint| {
-        let draft = patch::merge(&e, &object(json!({ "name": name })))?;
+        let draft = patch::EndpointPatch::from_json(json!({ "name": name }))?.merge_into(&e)?;
         Endpoint::new(
             e.id().clone(),
             e.enterprise_id().clone(),
@@ -337,45 +337,22 @@ fn cell(text: &str) -> String {
 }
 
 /// Runs a CSV upload through the store's `bulk_put` with the domain's CSV rules, as the
-/// endpoint service does: new ids, passwords sealed; any skipped row fails the upload.
+/// endpoint service does (passwords sealed first, then `CsvUpload::apply`); any skipped row
+/// fails the upload.
 async fn upload(h: &Harness, ent: &Enterprise, csv: &str) -> Result<()> {
     let upload = CsvUpload::parse(csv.as_bytes()).unwrap();
-    let sealer = h.sealer.clone();
+    let passwords = upload.seal_passwords(|p| h.sealer.seal(p, None))?;
     let enterprise = ent.id.clone();
     h.store
         .bulk_put(
             &ent.id,
             upload.ids(),
             Box::new(move |ctx| {
-                let plan = upload.plan(&ctx);
-                if let Some(skip) = plan.skipped.first() {
+                let write = upload.apply(ctx, &enterprise, &passwords, &mut || {
+                    EndpointId::from_trusted(new_id())
+                })?;
+                if let Some(skip) = write.report.skipped.first() {
                     return Err(Error::invalid(format!("skipped: {skip:?}")));
-                }
-                let mut write = CsvWrite::default();
-                for c in plan.creates {
-                    write.inserts.push(Endpoint::new(
-                        EndpointId::from_trusted(new_id()),
-                        enterprise.clone(),
-                        c.profile,
-                        Some(sealer.seal(&c.password, None)?),
-                    )?);
-                }
-                for u in plan.updates {
-                    let password = match u.password {
-                        SecretChange::Keep => ctx
-                            .existing
-                            .get(&u.id)
-                            .and_then(Endpoint::password)
-                            .cloned(),
-                        SecretChange::Clear => None,
-                        SecretChange::Set(s) => Some(sealer.seal(&s, None)?),
-                    };
-                    write.updates.push(Endpoint::new(
-                        u.id,
-                        enterprise.clone(),
-                        u.profile,
-                        password,
-                    )?);
                 }
                 Ok(write)
             }),
@@ -396,7 +373,7 @@ async fn bulk_write(
         .bulk_put(
             ent,
             ids,
-            Box::new(move |ctx| Ok(write(&ctx))),
+            Box::new(move |ctx| Ok(write(ctx))),
             &audit_for(ent),
         )
         .await
