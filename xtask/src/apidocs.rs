@@ -141,7 +141,10 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
     }
     ensure_schemathesis()?;
     let service = Throwaway::start()?;
-    service.admin(&["enterprise", "create", "conformance"], "")?;
+    service.admin(
+        &["enterprise", "create", "conformance", "--create-database"],
+        "",
+    )?;
     let password = "conformance-password";
     service.admin(
         &[

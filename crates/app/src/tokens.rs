@@ -139,8 +139,13 @@ impl TokenService {
         options: &CreateOptions,
         audit: &AuditEntry,
     ) -> Result<NewToken> {
-        match code.filter(|c| !c.is_empty()) {
+        match code {
             None => self.issue(principal, options, None, audit).await,
+            // An empty code is a pairing code that went missing on the way (an unset variable,
+            // a blank field), not a request for the platform user's full-rights token.
+            Some("") => Err(Error::invalid(
+                "code is empty: give the room's pairing code, or leave code out for the platform user's own token",
+            )),
             Some(code) => {
                 if !zero_touch {
                     return Err(Error::new(

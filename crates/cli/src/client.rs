@@ -150,10 +150,37 @@ impl Client {
     pub fn send(&self, request: RequestBuilder) -> Result<Response, CliError> {
         let response = request.send().map_err(transport)?;
         if response.status().is_success() {
-            Ok(response)
-        } else {
-            Err(api_error(response))
+            return Ok(response);
         }
+        let unauthorized = response.status() == reqwest::StatusCode::UNAUTHORIZED;
+        match api_error(response) {
+            // The usual first mistake is the right token sent to the wrong service (roomlinkctl
+            // talks to 127.0.0.1:8080 unless told otherwise): say where it went.
+            CliError::Api {
+                status,
+                name,
+                code,
+                message,
+            } if unauthorized => Err(CliError::Api {
+                status,
+                name,
+                code,
+                message: format!(
+                    "{message} (asked {}: set ROOMLINKCTL_URL or --url if that is not your \
+                     roomlink, and ROOMLINKCTL_TOKEN or --token for its token)",
+                    self.shown_base()
+                ),
+            }),
+            other => Err(other),
+        }
+    }
+
+    /// The service URL as it may be shown: without any user name or password in it.
+    fn shown_base(&self) -> String {
+        let mut shown = self.base.clone();
+        let _ = shown.set_username("");
+        let _ = shown.set_password(None);
+        shown.to_string()
     }
 
     pub fn get_json(&self, segments: &[&str]) -> Result<Value, CliError> {
@@ -230,6 +257,17 @@ mod tests {
         let c = Client::new("http://h:1", Auth::None, Duration::from_secs(1)).unwrap();
         assert_eq!(c.url(&["api"], &[]).as_str(), "http://h:1/api");
         assert!(Client::new("ftp://h", Auth::None, Duration::from_secs(1)).is_err());
+    }
+
+    #[test]
+    fn the_service_url_is_shown_without_credentials() {
+        let c = Client::new(
+            "http://ops:hunter2@h:1/prefix",
+            Auth::None,
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(c.shown_base(), "http://h:1/prefix");
     }
 
     #[test]

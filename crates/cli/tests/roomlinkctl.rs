@@ -452,6 +452,19 @@ fn tokens_endpoints_config_and_one_line_errors() {
         "{}",
         text(&out.stderr)
     );
+    // It names the service it asked and where the URL and the token are set.
+    for hint in [
+        service.url.as_str(),
+        "ROOMLINKCTL_URL",
+        "--url",
+        "ROOMLINKCTL_TOKEN",
+    ] {
+        assert!(
+            text(&out.stderr).contains(hint),
+            "{hint}: {}",
+            text(&out.stderr)
+        );
+    }
     assert!(!text(&out.stderr).contains(&other), "no token in errors");
 
     // A file that cannot be parsed at all, and an unreachable service.

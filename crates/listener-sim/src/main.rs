@@ -29,7 +29,12 @@ struct Cli {
     bind: Option<String>,
     /// Outbound: roomlink's base URL(s), comma-separated, tried in turn; the simulator connects
     /// to {URL}/api/listenerservices/{ID}/connect.
-    #[arg(long, value_delimiter = ',', value_name = "URL[,URL...]", requires_all = ["listener_id", "secret"])]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "URL[,URL...]",
+        requires = "listener_id"
+    )]
     connect: Vec<String>,
     /// Outbound: the listener's id in roomlink. Several ids (comma-separated, or the flag
     /// repeated) run one connection each from this process, all with the same --secret and
@@ -45,9 +50,13 @@ struct Cli {
     #[arg(long, default_value_t = DEFAULT_VERSION)]
     version: Version,
     /// The shared secret: inbound, the one roomlink must present (without it any secret is
-    /// accepted); outbound, the one the simulator presents (required).
-    #[arg(long)]
+    /// accepted); outbound, the one the simulator presents (required). Visible in the process
+    /// list: prefer --secret-file.
+    #[arg(long, conflicts_with = "secret_file")]
     secret: Option<String>,
+    /// A file whose first line is the shared secret.
+    #[arg(long, value_name = "FILE")]
+    secret_file: Option<PathBuf>,
     /// File holding base64 of the enterprise's 32-byte X25519 private key (opens sealed passwords).
     #[arg(long)]
     private_key: Option<PathBuf>,
@@ -76,7 +85,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(mut cli: Cli) -> anyhow::Result<()> {
+    if let Some(file) = cli.secret_file.take() {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| anyhow::anyhow!("cannot read --secret-file {}: {e}", file.display()))?;
+        cli.secret = Some(text.lines().next().unwrap_or_default().trim().to_owned());
+    }
+    if !cli.connect.is_empty() && cli.secret.is_none() {
+        anyhow::bail!("--connect needs --secret-file (or --secret)");
+    }
     let private_key = cli
         .private_key
         .as_deref()

@@ -317,4 +317,24 @@ fn outbound_flags_are_checked() {
         !out.status.success() && stderr.contains("twice"),
         "{stderr}"
     );
+    // No secret at all, and a secret file that is not there: each said, and which flag.
+    let out = Command::new(BIN)
+        .args(["--connect", "http://127.0.0.1:9", "--listener-id", ID])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("--secret-file"),
+        "{stderr}"
+    );
+    let out = Command::new(BIN)
+        .args(["--connect", "http://127.0.0.1:9", "--listener-id", ID])
+        .args(["--secret-file", "/nonexistent/roomlink-secret"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("cannot read --secret-file"),
+        "{stderr}"
+    );
 }

@@ -29,6 +29,8 @@ pub struct Running {
     pub background: Background,
     /// What SIGHUP reloads.
     pub reload: Reload,
+    /// On SQLite: held while serving, so that `admin restore` refuses (see [`start`]).
+    pub serving: Option<roomlink_store::ServingLock>,
 }
 
 /// What a running instance reads again on SIGHUP: the TLS certificate and the service key ring.
@@ -88,9 +90,17 @@ impl Drop for Background {
     }
 }
 
-/// Migrates, binds `server.bind` (port 0 picks a free port) and starts serving.
+/// Migrates, binds `server.bind` (port 0 picks a free port) and starts serving. On SQLite the
+/// serving lock comes first: a restore under way is not raced by migrations, and a restore
+/// started later is refused until this process ends.
 pub async fn start(settings: &Settings) -> anyhow::Result<Running> {
-    start_with(settings, crate::services(settings, true).await?).await
+    let serving = settings
+        .sqlite_path()
+        .map(|db| roomlink_store::ServingLock::acquire(&db))
+        .transpose()?;
+    let mut running = start_with(settings, crate::services(settings, true).await?).await?;
+    running.serving = serving;
+    Ok(running)
 }
 
 /// Serves the given wiring (tests wire it with a hand-moved clock).
@@ -144,6 +154,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
             sealer,
             keys: crate::key_source(settings)?,
         },
+        serving: None,
     })
 }
 
@@ -164,6 +175,8 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
         reload,
         // Held to the end: dropping it would leave the cluster mid-shutdown.
         cluster: _cluster,
+        // Held to the end: a restore must wait until this process has stopped.
+        serving: _serving,
         ..
     } = running;
     let mut server = std::pin::pin!(server);
@@ -172,7 +185,17 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
     } else {
         "http"
     };
-    tracing::info!(address = %address, scheme, "roomlink is listening");
+    // Where a person goes next: the console and the API reference, as links that open; and
+    // the process to send SIGHUP to. The message stays as it was: scripts and tests wait for it.
+    let base = browsable(scheme, address);
+    tracing::info!(
+        address = %address,
+        scheme,
+        console = %format!("{base}/console/"),
+        reference = %format!("{base}/api/docs/"),
+        pid = std::process::id(),
+        "roomlink is listening"
+    );
     let first = loop {
         tokio::select! {
             result = &mut server => {
@@ -226,6 +249,18 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
             },
         }
     }
+}
+
+/// The base URL a browser on this machine can open: a wildcard bind address is reached
+/// through loopback.
+fn browsable(scheme: &str, address: SocketAddr) -> String {
+    let host = match address.ip() {
+        ip if ip.is_unspecified() && ip.is_ipv4() => "127.0.0.1".to_owned(),
+        ip if ip.is_unspecified() => "[::1]".to_owned(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+        ip => ip.to_string(),
+    };
+    format!("{scheme}://{host}:{}", address.port())
 }
 
 /// A signal asking the service to stop, or (SIGHUP) to reload its certificate and keys.
@@ -428,14 +463,16 @@ pub async fn migrate(settings: &Settings) -> anyhow::Result<Vec<String>> {
     Ok(store.migrate().await?)
 }
 
-/// `roomlink admin enterprise create NAME [--endpoint-limit N]`.
+/// `roomlink admin enterprise create NAME [--endpoint-limit N] [--create-database]`.
 pub async fn create_enterprise(
     settings: &Settings,
     name: &str,
     limit: Option<u32>,
+    create_database: bool,
 ) -> anyhow::Result<String> {
-    // The first enterprise of a new installation may create the SQLite file (with a warning).
-    let services = crate::admin_services(settings, true).await?;
+    // A new SQLite file only when asked: run from the wrong directory, the command would
+    // otherwise fill a new empty database (with a new key) that no service reads.
+    let services = crate::admin_services(settings, create_database).await?;
     let enterprise = services.admin.create_enterprise(name, limit).await?;
     Ok(format!(
         "created enterprise {} (id {}, endpoint limit {})",

@@ -76,13 +76,17 @@ enum Admin {
 
 #[derive(Subcommand)]
 enum EnterpriseAction {
-    /// Create an enterprise (the only admin command that may create a new SQLite database).
+    /// Create an enterprise.
     Create {
         /// Enterprise name: 1 to 64 letters, digits, '.', '_' or '-'.
         name: String,
         /// Maximum number of endpoints (default 10000).
         #[arg(long, value_name = "N")]
         endpoint_limit: Option<u32>,
+        /// Start a new SQLite database (and key) if there is none yet. Without it, a missing
+        /// database is refused: usually the command runs from the wrong directory.
+        #[arg(long)]
+        create_database: bool,
     },
     /// List every enterprise with its endpoint, listener, user and token counts.
     List {
@@ -265,7 +269,8 @@ async fn enterprise(action: EnterpriseAction, settings: &Settings) -> anyhow::Re
         EnterpriseAction::Create {
             name,
             endpoint_limit,
-        } => commands::create_enterprise(settings, &name, endpoint_limit).await,
+            create_database,
+        } => commands::create_enterprise(settings, &name, endpoint_limit, create_database).await,
         EnterpriseAction::List { json } => admin::list_enterprises(settings, json).await,
         EnterpriseAction::Show { name, json } => {
             admin::show_enterprise(settings, &name, json).await

@@ -18,7 +18,8 @@ pub enum StoreError {
     #[error(
         "no SQLite database at {path}: not creating a new one for this command; point to the \
          service's database with --config FILE or ROOMLINK__DATABASE__URL, or run from the \
-         service's directory"
+         service's directory (a new installation: `roomlink admin enterprise create NAME \
+         --create-database`)"
     )]
     NoSqliteDatabase { path: String },
     #[error("cannot create the directory of the SQLite database {path}: {reason}")]

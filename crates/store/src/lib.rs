@@ -138,7 +138,7 @@ mod tokens;
 pub use config::{Backend, DbConfig};
 pub use error::StoreError;
 pub use sqlite_file::{
-    BackupInfo, RestoreInfo, backup as backup_sqlite, restore as restore_sqlite,
+    BackupInfo, RestoreInfo, ServingLock, backup as backup_sqlite, restore as restore_sqlite,
 };
 
 use config::Target;
@@ -186,6 +186,22 @@ impl DbStore {
                     path: path.display().to_string(),
                     reason: e.to_string(),
                 })?;
+            }
+            // It will hold password hashes and sealed secrets: readable by its owner only, as
+            // the key and the backups (SQLite gives its WAL and shared-memory files the same
+            // mode, and starts a new database in an empty file).
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(path) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    return Err(StoreError::SqliteFile(format!(
+                        "cannot create {shown}: {e}"
+                    )));
+                }
             }
         }
         let store = DbStore {

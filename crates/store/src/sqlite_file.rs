@@ -6,7 +6,10 @@
 //! its own. A restore replaces the database file with a copy of the backup, after keeping the
 //! current database beside it (`<db>.before-restore-N`): nothing is lost, even by a restore of
 //! the wrong file. Restoring is offline: every instance serving the file must be stopped,
-//! since one that keeps its connection open would go on writing to the replaced file.
+//! since one that keeps its connection open would go on writing to the replaced file. So a
+//! serving instance holds a shared lock on `<db>-lock` ([`ServingLock`]), and a restore takes
+//! it exclusively or refuses: while the service runs, a restore cannot happen, and while a
+//! restore runs, the service cannot start.
 //!
 //! Synchronous diesel connections on a blocking thread, as the migrations (see `migrate`).
 
@@ -47,12 +50,27 @@ fn open(path: &Path) -> Result<SqliteConnection, StoreError> {
     Ok(conn)
 }
 
-/// A consistent copy of `db` at `into` (which must not exist).
+/// A consistent copy of `db` at `into` (which must not exist). The copy holds password hashes
+/// and sealed secrets, so the file is made readable by its owner only before a byte is written
+/// (SQLite writes into an empty file it is given).
 fn vacuum_into(conn: &mut SqliteConnection, from: &Path, into: &Path) -> Result<(), StoreError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(into).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => refused(format!(
+            "{} exists: not overwriting it (choose a new file name)",
+            shown(into)
+        )),
+        _ => refused(format!("cannot create {}: {e}", shown(into))),
+    })?;
     diesel::sql_query("VACUUM INTO ?")
         .bind::<Text, _>(into.to_string_lossy().into_owned())
         .execute(conn)
         .map_err(|e| {
+            // Not a copy: nothing half-written is left to be mistaken for one.
+            let _ = std::fs::remove_file(into);
             refused(format!(
                 "cannot copy {} to {}: {e}",
                 shown(from),
@@ -102,16 +120,9 @@ pub async fn backup(db: PathBuf, into: PathBuf) -> Result<BackupInfo, StoreError
         if !db.exists() {
             return Err(StoreError::NoSqliteDatabase { path: shown(&db) });
         }
-        if into.exists() {
-            return Err(refused(format!(
-                "{} exists: not overwriting it (choose a new file name)",
-                shown(&into)
-            )));
-        }
         let mut conn = open(&db)?;
         vacuum_into(&mut conn, &db, &into)?;
         drop(conn);
-        owner_only(&into)?;
         let mut copy = open(&into)?;
         check_roomlink(&mut copy, &into)?;
         let bytes = std::fs::metadata(&into).map(|m| m.len()).unwrap_or(0);
@@ -121,9 +132,81 @@ pub async fn backup(db: PathBuf, into: PathBuf) -> Result<BackupInfo, StoreError
     .map_err(|e| refused(format!("the backup did not finish: {e}")))?
 }
 
-/// Replaces `db` with the backup `from`; the database it replaces is kept beside it.
+/// Held by every process serving the SQLite file `db`, for as long as it serves: a shared
+/// advisory lock (flock) on `<db>-lock`, which the kernel releases when the process ends,
+/// however it ends. The file itself stays (removing a lock file races with its next user).
+#[derive(Debug)]
+pub struct ServingLock {
+    _file: std::fs::File,
+}
+
+impl ServingLock {
+    /// Refuses while a restore of `db` holds the lock.
+    pub fn acquire(db: &Path) -> Result<ServingLock, StoreError> {
+        // Before the database exists (the first start), its directory may not either.
+        if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| refused(format!("cannot create {}: {e}", shown(dir))))?;
+        }
+        let (file, path) = lock_file(db)?;
+        match file.try_lock_shared() {
+            Ok(()) => Ok(ServingLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(refused(format!(
+                "a restore of {} is under way (it holds {}): start roomlink when it is done",
+                shown(db),
+                shown(&path)
+            ))),
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(refused(format!("cannot lock {}: {e}", shown(&path))))
+            }
+        }
+    }
+}
+
+/// `<db>-lock`, created (owner-only) if missing.
+fn lock_file(db: &Path) -> Result<(std::fs::File, PathBuf), StoreError> {
+    let path = sibling(db, "lock");
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options
+        .open(&path)
+        .map_err(|e| refused(format!("cannot open {}: {e}", shown(&path))))?;
+    Ok((file, path))
+}
+
+/// The lock of a restore: exclusive, refused while any process serves `db`.
+fn lock_for_restore(db: &Path) -> Result<std::fs::File, StoreError> {
+    let (file, path) = lock_file(db)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(refused(format!(
+            "roomlink is serving {} (it holds {}): stop every roomlink serving it, then restore",
+            shown(db),
+            shown(&path)
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(refused(format!("cannot lock {}: {e}", shown(&path))))
+        }
+    }
+}
+
+/// Replaces `db` with the backup `from`; the database it replaces is kept beside it. Refused
+/// while a roomlink serves `db` (see [`ServingLock`]).
 pub async fn restore(from: PathBuf, db: PathBuf) -> Result<RestoreInfo, StoreError> {
     tokio::task::spawn_blocking(move || {
+        if let Some(dir) = db
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+        {
+            return Err(refused(format!(
+                "no directory {} for the database",
+                shown(dir)
+            )));
+        }
+        // Held until the restored file is in place.
+        let _restoring = lock_for_restore(&db)?;
         if !from.exists() {
             return Err(refused(format!("no backup at {}", shown(&from))));
         }
@@ -143,7 +226,6 @@ pub async fn restore(from: PathBuf, db: PathBuf) -> Result<RestoreInfo, StoreErr
                 .map_err(|e| refused(format!("cannot checkpoint {}: {e}", shown(&db))))?;
             vacuum_into(&mut current, &db, &kept)?;
             drop(current);
-            owner_only(&kept)?;
             Some(kept)
         } else {
             None
@@ -166,17 +248,6 @@ pub async fn restore(from: PathBuf, db: PathBuf) -> Result<RestoreInfo, StoreErr
     })
     .await
     .map_err(|e| refused(format!("the restore did not finish: {e}")))?
-}
-
-/// A copy holds password hashes and sealed secrets: readable by its owner only, as the key.
-fn owner_only(path: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| refused(format!("cannot restrict {} to its owner: {e}", shown(path))))?;
-    }
-    Ok(())
 }
 
 /// `<db>-<suffix>` (SQLite's own naming of the WAL and shared-memory files).

@@ -224,6 +224,7 @@ fn set_up(bin: &Path, dir: &Path, caldav: &str, rooms: usize) -> Result<(), Stri
             ENTERPRISE,
             "--endpoint-limit",
             &limit,
+            "--create-database",
         ],
         None,
     )?;

@@ -159,7 +159,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     admin(
         &roomlink_bin,
         &dir,
-        &["admin", "enterprise", "create", ENTERPRISE],
+        &[
+            "admin",
+            "enterprise",
+            "create",
+            ENTERPRISE,
+            "--create-database",
+        ],
         None,
     )?;
     let password_file = dir.join("password.txt");

@@ -240,6 +240,7 @@ impl Lab {
                 name,
                 "--endpoint-limit",
                 limit,
+                "--create-database",
             ])?;
         }
         for (enterprise, user) in [

@@ -34,7 +34,17 @@ pub(super) struct DemoData {
 
 /// Enterprise [`ENTERPRISE`] and its read-write service user [`USERNAME`] with `password`.
 pub(super) fn enterprise_and_user(roomlink: &Roomlink, password: &str) -> Result<(), String> {
-    admin(roomlink, &["admin", "enterprise", "create", ENTERPRISE], "")?;
+    admin(
+        roomlink,
+        &[
+            "admin",
+            "enterprise",
+            "create",
+            ENTERPRISE,
+            "--create-database",
+        ],
+        "",
+    )?;
     admin(
         roomlink,
         &[

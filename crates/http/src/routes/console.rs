@@ -51,6 +51,22 @@ async fn root() -> HttpResponse {
         .finish()
 }
 
+/// `/`: a person who opens the service's address in a browser lands on the console. Temporary,
+/// so that a browser does not remember it should the root ever answer something else.
+pub(super) const SITE_ROOT: Operation = Operation {
+    method: Method::Get,
+    path: "/",
+    handler: |route| route.to(site_root),
+    access: Access::Public,
+    doc: Doc::Hidden,
+};
+
+async fn site_root() -> HttpResponse {
+    HttpResponse::Found()
+        .insert_header((header::LOCATION, "/console/"))
+        .finish()
+}
+
 pub(super) const FILE: Operation = Operation {
     method: Method::Get,
     path: "/console/{file:.*}",

@@ -40,6 +40,7 @@ pub(crate) const TABLE: &[Operation] = &[
     docs::DOCUMENT,
     docs::REFERENCE_ROOT,
     docs::REFERENCE_FILE,
+    console::SITE_ROOT,
     console::ROOT,
     console::FILE,
     tokens::LIST,

@@ -2,8 +2,8 @@
 //! refusals), that no secret ever is, who may read it, its filters and its pages.
 
 use crate::control::room;
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use roomlink_listener_sim::SimConfig;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 //! and the simulated room dials the meeting, once, with two instances on one database.
 
 use crate::control::{room, sim_state};
-use crate::helpers::{Backend, TestApp};
+use crate::support::app::{Backend, TestApp};
 use reqwest::{Method, StatusCode};
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_listener_sim::SimConfig;

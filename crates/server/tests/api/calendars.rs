@@ -2,8 +2,8 @@
 //! on a real CalDAV server (Radicale), its meetings with what the room would dial, and a
 //! calendar that cannot be read.
 
-use crate::helpers::{TestApp, assert_error};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error};
 use reqwest::{Method, StatusCode};
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use serde_json::json;

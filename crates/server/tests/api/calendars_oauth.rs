@@ -3,8 +3,8 @@
 //! Microsoft Graph answering the documented shapes, and a refused secret that breaks nothing
 //! else. The reader's own protocol tests are in `crates/calendar-client/tests/graph.rs`.
 
-use crate::helpers::{TestApp, assert_error};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use wiremock::matchers::{body_string_contains, method, path};

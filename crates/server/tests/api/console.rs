@@ -2,7 +2,7 @@
 //! a page path answers the console's index, a missing file the catalog's NotFound, and none of
 //! it is in the OpenAPI document.
 
-use crate::helpers::{Backend, TestApp, assert_error, json};
+use crate::support::app::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode, header};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -58,6 +58,15 @@ async fn the_console_is_served_with_strict_headers() {
     // Without the slash: redirected.
     let root = app.request(Method::GET, "/console").send().await.unwrap();
     assert!(root.status().is_success() || root.status().is_redirection());
+
+    // The service's own address leads a browser to the console, without redirecting it for good.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let site = client.get(format!("{}/", app.base)).send().await.unwrap();
+    assert_eq!(site.status(), StatusCode::FOUND);
+    assert_eq!(site.headers()["location"], "/console/");
 
     assert!(!roomlink_http::openapi_json().contains("/console"));
 }

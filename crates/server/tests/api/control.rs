@@ -1,8 +1,8 @@
 //! Remote control through the real listener simulator on loopback. Simulated room systems have
 //! 127.77.0.x addresses; the simulator never connects to them, so no traffic leaves loopback.
 
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use base64::Engine;
 use reqwest::{Method, StatusCode};
 use roomlink_listener_sim::{SimConfig, SimHandle};

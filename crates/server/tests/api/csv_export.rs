@@ -1,8 +1,8 @@
 //! `GET /api/endpoints/csv`: the export a spreadsheet can open safely and the bulk load reads
 //! back without changing anything.
 
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

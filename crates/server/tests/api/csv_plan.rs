@@ -1,7 +1,7 @@
 //! `POST /api/endpoints/csv/plan`: the dry run of a CSV upload, row by row, writing nothing.
 
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

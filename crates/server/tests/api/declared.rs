@@ -2,8 +2,8 @@
 //! service used to accept more than any pattern could say (blanks around a key or a duration,
 //! numeric text for elevation) or less than JSON Schema means (`22.0` as an integer).
 
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use base64::Engine;
 use reqwest::{Method, StatusCode};
 use roomlink_domain::access::Role;

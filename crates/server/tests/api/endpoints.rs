@@ -1,5 +1,5 @@
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

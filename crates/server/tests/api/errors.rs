@@ -1,12 +1,13 @@
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 async fn framework_failures_are_catalog_bodies(app: TestApp) {
     let (rw, _) = app.tenant("acme").await;
     // Unknown route (authenticated or not).
-    for path in ["/api/nothing-here", "/", "/api/endpoints/a/b/c"] {
+    // (`/` leads to the console: tests/api/console.rs.)
+    for path in ["/api/nothing-here", "/nothing-here", "/api/endpoints/a/b/c"] {
         let (status, body) = app.call(Method::GET, path, &rw, None).await;
         assert_error(status, &body, 404, "NotFound", 1217481661);
     }

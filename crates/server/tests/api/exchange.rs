@@ -4,7 +4,7 @@
 //! the command, and auto-join dialling an emulated Cisco codec at the meeting's start with
 //! the clock moved by hand. The Exchange password lives in the listener's settings only.
 
-use crate::helpers::{Backend, TestApp, assert_error};
+use crate::support::app::{Backend, TestApp, assert_error};
 use reqwest::{Method, StatusCode};
 use roomlink_device_emu::device::DeviceDefaults;
 use roomlink_device_emu::ews::{Ews, EwsItem};

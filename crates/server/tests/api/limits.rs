@@ -1,7 +1,7 @@
 //! Abuse limits: request rates per address and per token, failed-authentication throttling,
 //! header and body bounds. Each answer is a catalog body; 429s carry `Retry-After`.
 
-use crate::helpers::{Backend, TestApp, assert_error, json};
+use crate::support::app::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 
 /// Rates so slow that no token comes back during a test: only the bursts count.

@@ -1,8 +1,8 @@
 //! The endpoint list beyond one page: the plain list streams every endpoint in creation
 //! order; `limit` and `cursor` page through it; `/metrics` counts the requests just made.
 
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 

@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
+#[path = "../support/mod.rs"]
+mod support;
+
 mod audit;
 mod auto_join;
 mod calendar_push;
@@ -17,7 +20,6 @@ mod declared;
 mod endpoints;
 mod errors;
 mod exchange;
-mod helpers;
 mod limits;
 mod listeners;
 mod listing;

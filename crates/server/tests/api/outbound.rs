@@ -2,7 +2,7 @@
 //! (docs/listener-protocol.md, "Transport: outbound WebSocket"), and commands, statuses and
 //! faults travel over that socket with the same catalog answers as over HTTP.
 
-use crate::helpers::{Backend, TestApp, assert_error, json};
+use crate::support::app::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use roomlink_app::control::PollShare;
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};

@@ -2,7 +2,7 @@
 //! systems speaking the vendors' wire protocols (Cisco HTTP and SSH xAPI, Poly Telnet, a Mesh
 //! driver server), all in this process on loopback. Each test has its own 127.78.N.x addresses.
 
-use crate::helpers::{Backend, TestApp, assert_error};
+use crate::support::app::{Backend, TestApp, assert_error};
 use base64::Engine;
 use reqwest::{Method, StatusCode};
 use roomlink_device_emu::device::{DeviceDefaults, Fault, Phase};

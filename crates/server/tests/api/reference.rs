@@ -1,7 +1,7 @@
 //! The interface's own description: the OpenAPI document and the browsable reference, served
 //! without credentials; anything else under them is still the catalog's NotFound.
 
-use crate::helpers::{Backend, TestApp, assert_error, json};
+use crate::support::app::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode, header};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,8 +4,8 @@
 //! reads failures and the endpoint list.
 
 use crate::control::room;
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use roomlink_domain::access::Role;
 use roomlink_listener_sim::SimConfig;

@@ -1,5 +1,5 @@
-use crate::helpers::{TestApp, assert_error};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error};
 use reqwest::Method;
 use serde_json::json;
 

@@ -1,8 +1,8 @@
 //! Zero Touch pairing as a companion device uses it, against the real simulator.
 
 use crate::control::{room, sim_state};
-use crate::helpers::{TestApp, assert_error, json};
 use crate::on_every_backend;
+use crate::support::app::{TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
 use roomlink_domain::ports::Clock;
 use roomlink_listener_sim::SimConfig;
@@ -75,6 +75,12 @@ async fn a_companion_device_pairs_drives_the_room_and_unpairs(app: TestApp) {
     assert_error(status, &body, 403, "Forbidden", 1900000001);
     let (status, body) = zero_touch_token(&app, "plat-token-alice", "WRONGCODE2").await;
     assert_error(status, &body, 400, "Invalid", 1782937293);
+    // An empty code is a code lost on the way, not a request for a full-rights token.
+    let (status, body) = zero_touch_token(&app, "plat-token-alice", "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["errorName"], "Invalid", "{body}");
+    let message = body["errorMessage"].as_str().unwrap();
+    assert!(message.contains("code is empty"), "{body}");
 
     // Nobody is paired before the first use.
     assert!(paired(&app, &rw, id).await.is_empty());

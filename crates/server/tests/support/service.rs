@@ -3,10 +3,32 @@
 use reqwest::StatusCode;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_roomlink");
+
+/// The binary as an operator runs it from `dir`, on the SQLite file `dir/data/roomlink.db`:
+/// quick password hashing, any free port, one worker, JSON logs.
+pub fn roomlink(dir: &Path) -> Command {
+    let mut command = Command::new(BIN);
+    command.current_dir(dir).env_remove("RUST_LOG").env(
+        "ROOMLINK__DATABASE__URL",
+        format!("sqlite://{}", dir.join("data/roomlink.db").display()),
+    );
+    quick_settings(&mut command);
+    command
+}
+
+/// What every test process shares: quick password hashing, any free port, one worker, JSON logs.
+fn quick_settings(command: &mut Command) {
+    command
+        .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
+        .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
+        .env("ROOMLINK__SERVER__WORKERS", "1")
+        .env("ROOMLINK__LOG__FORMAT", "json");
+}
 
 /// Processes of the binary sharing a working directory (and so a service key) and a database.
 pub struct Service {
@@ -49,11 +71,9 @@ impl Service {
             .env(
                 "ROOMLINK__SECURITY__SERVICE_KEY_FILE",
                 self.dir.path().join("service.key"),
-            )
-            .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
-            .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
-            .env("ROOMLINK__SERVER__WORKERS", "1")
-            .env("ROOMLINK__LOG__FORMAT", "json")
+            );
+        quick_settings(&mut command);
+        command
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -79,7 +99,10 @@ impl Service {
 
     /// An enterprise and a read-write user `<name>-ops`.
     pub fn tenant(&self, name: &str) {
-        self.admin(&["admin", "enterprise", "create", name], "");
+        self.admin(
+            &["admin", "enterprise", "create", name, "--create-database"],
+            "",
+        );
         self.admin(
             &[
                 "admin",

@@ -7,6 +7,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
+use crate::support::service::roomlink;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -16,26 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_roomlink");
-
 /// The catalog row of a command nobody answered (docs/listener-protocol.md).
 const TIMED_OUT: (u16, &str, i64) = (504, "CommandTimedOut", 1331991805);
-
-fn roomlink(dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(dir)
-        .env_remove("RUST_LOG")
-        .env(
-            "ROOMLINK__DATABASE__URL",
-            format!("sqlite://{}", dir.join("roomlink.db").display()),
-        )
-        .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
-        .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
-        .env("ROOMLINK__SERVER__WORKERS", "1")
-        .env("ROOMLINK__LOG__FORMAT", "json");
-    command
-}
 
 fn admin(dir: &Path, args: &[&str], stdin: &str) {
     let mut child = roomlink(dir)
@@ -167,7 +150,11 @@ struct Service {
 impl Service {
     async fn start(command_timeout_ms: &str) -> Service {
         let dir = tempfile::tempdir().unwrap();
-        admin(dir.path(), &["admin", "enterprise", "create", "acme"], "");
+        admin(
+            dir.path(),
+            &["admin", "enterprise", "create", "acme", "--create-database"],
+            "",
+        );
         admin(
             dir.path(),
             &[

@@ -4,8 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-mod support;
-
+use crate::support::service::{Served, Service, run, token};
 use reqwest::StatusCode;
 use roomlink_crypto::{KeyRing, Sealer};
 use roomlink_domain::ports::{SealedKind, SealedSecretStore, SecretSealer};
@@ -13,7 +12,6 @@ use roomlink_store::{DbConfig, DbStore};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::service::{Served, Service, run, token};
 
 async fn post(client: &reqwest::Client, url: String, token: &str, body: Value) -> Value {
     let response = client
@@ -191,6 +189,27 @@ async fn backup_while_serving_then_restore_brings_that_moment_back() {
     }
     let (code, text) = run(&service, &["admin", "backup", backup_arg]);
     assert_eq!(code, 1, "an existing file is not overwritten: {text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let live = service.dir.path().join("roomlink.db");
+        let mode = std::fs::metadata(&live).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the live database is its owner's only");
+    }
+
+    // A restore under the running service would replace the file it writes to: refused, and
+    // nothing changes (the write after it is still there after a restart, below).
+    let (code, text) = run(&service, &["admin", "restore", backup_arg, "--yes"]);
+    assert_eq!(code, 1, "refused while serving: {text}");
+    assert!(text.contains("roomlink is serving"), "{text}");
+    assert!(
+        !service
+            .dir
+            .path()
+            .join("roomlink.db.before-restore-1")
+            .exists(),
+        "nothing was done: {text}"
+    );
     post(
         &client,
         format!("{base}/api/endpoints"),
@@ -198,6 +217,12 @@ async fn backup_while_serving_then_restore_brings_that_moment_back() {
         json!({ "name": "Gamma" }),
     )
     .await;
+    served.stop();
+    let served = service.serve_watched(&[]);
+    assert_eq!(
+        endpoint_names(&client, &served).await,
+        ["Alpha", "Beta", "Gamma"]
+    );
     served.stop();
 
     let (code, text) = run(&service, &["admin", "restore", backup_arg]);

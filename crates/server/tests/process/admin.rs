@@ -3,28 +3,11 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
+use crate::support::service::roomlink;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
-
-const BIN: &str = env!("CARGO_BIN_EXE_roomlink");
-
-fn roomlink(dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(dir)
-        .env_remove("RUST_LOG")
-        .env(
-            "ROOMLINK__DATABASE__URL",
-            format!("sqlite://{}", dir.join("data/roomlink.db").display()),
-        )
-        .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
-        .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
-        .env("ROOMLINK__SERVER__WORKERS", "1")
-        .env("ROOMLINK__LOG__FORMAT", "json");
-    command
-}
 
 fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
     let mut child = roomlink(dir)
@@ -117,8 +100,22 @@ fn admin_from_the_wrong_directory_is_refused_and_creates_nothing() {
         "no database, no key file"
     );
 
-    // The first enterprise may create the database, and says so.
-    let created = run(dir.path(), &["admin", "enterprise", "create", "acme"], "");
+    // Not even the first enterprise creates a database unless asked.
+    refused(
+        dir.path(),
+        &["admin", "enterprise", "create", "acme"],
+        "",
+        1,
+        "--create-database",
+    );
+    assert!(!dir.path().join("data").exists(), "nothing created");
+
+    // Asked, it creates the database, and says so.
+    let created = run(
+        dir.path(),
+        &["admin", "enterprise", "create", "acme", "--create-database"],
+        "",
+    );
     assert!(created.status.success(), "{}", text(&created.stderr));
     let log = text(&created.stderr);
     assert!(

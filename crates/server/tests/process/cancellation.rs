@@ -7,13 +7,11 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-mod support;
-
+use crate::support::service::{Served, Service, token};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use support::service::{Served, Service, token};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 

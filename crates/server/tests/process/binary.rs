@@ -3,28 +3,10 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
+use crate::support::service::roomlink;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_roomlink");
-
-fn roomlink(dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    command
-        .current_dir(dir)
-        .env_remove("RUST_LOG")
-        .env(
-            "ROOMLINK__DATABASE__URL",
-            format!("sqlite://{}", dir.join("data/roomlink.db").display()),
-        )
-        .env("ROOMLINK__SECURITY__BCRYPT_COST", "4")
-        .env("ROOMLINK__SERVER__BIND", "127.0.0.1:0")
-        .env("ROOMLINK__SERVER__WORKERS", "1")
-        .env("ROOMLINK__LOG__FORMAT", "json");
-    command
-}
 
 fn run(command: &mut Command, stdin: &str) -> Output {
     let mut child = command
@@ -242,7 +224,13 @@ async fn serves_until_sigterm_and_logs_no_secret() {
     let dir = tempfile::tempdir().unwrap();
     assert!(
         run(
-            roomlink(dir.path()).args(["admin", "enterprise", "create", "acme"]),
+            roomlink(dir.path()).args([
+                "admin",
+                "enterprise",
+                "create",
+                "acme",
+                "--create-database"
+            ]),
             ""
         )
         .status

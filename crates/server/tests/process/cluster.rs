@@ -15,8 +15,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-mod support;
-
+use crate::support::service::{Service, sigkill, token, token_as};
 use reqwest::{Method, StatusCode};
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::{SimConfig, SimState, Surface};
@@ -26,7 +25,6 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::service::{Service, sigkill, token, token_as};
 
 const COMMAND_TIMEOUT_MS: u64 = 3000;
 

@@ -17,12 +17,8 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-#[path = "api/helpers.rs"]
-#[allow(dead_code)] // shared with the API tests; this target uses part of it
-mod helpers;
-mod support;
-
-use helpers::{Backend, TestApp, assert_error, json};
+use crate::support::app::{Backend, TestApp, assert_error, json};
+use crate::support::service::{Service, sigkill, token};
 use reqwest::{Method, StatusCode};
 use roomlink_listener_sim::SimConfig;
 use serde_json::{Value, json};
@@ -34,7 +30,6 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use support::service::{Service, sigkill, token};
 
 /// One fault test at a time: they measure bounds and kill processes.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -44,10 +39,6 @@ fn skipped(test: &str, reason: &str) {
     let _ = writeln!(std::io::stderr(), "\n*** SKIPPED: {test}: {reason} ***\n");
 }
 
-// A test target's root resolves modules beside it, hence the paths.
-#[path = "faults/csv_kill.rs"]
 mod csv_kill;
-#[path = "faults/listeners.rs"]
 mod listeners;
-#[path = "faults/postgres_restart.rs"]
 mod postgres_restart;

@@ -6,11 +6,9 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-mod support;
-
+use crate::support::service::{Service, sigkill, token};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use support::service::{Service, sigkill, token};
 
 struct Instance {
     child: std::process::Child,

@@ -290,7 +290,7 @@ macro_rules! on_every_backend {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    let app = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Sqlite).await.expect("sqlite app");
+                    let app = $crate::support::app::TestApp::spawn($crate::support::app::Backend::Sqlite).await.expect("sqlite app");
                     super::$name(app).await;
                 }
             )*
@@ -299,7 +299,7 @@ macro_rules! on_every_backend {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    if let Some(app) = $crate::helpers::TestApp::spawn($crate::helpers::Backend::Postgres).await {
+                    if let Some(app) = $crate::support::app::TestApp::spawn($crate::support::app::Backend::Postgres).await {
                         super::$name(app).await;
                     }
                 }
