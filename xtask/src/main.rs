@@ -20,6 +20,8 @@
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
 //!   (default 30); installs cargo-fuzz if it is missing.
+//! - `readme`: runs the README's shell blocks, then the "Try it" sections of the docs, in order
+//!   and as written, against a fresh service on a free port (`readme.rs` says how).
 //! - `openapi`: writes `docs/openapi.json` from the code.
 //! - `console-test [--release]`: the web console (`/console/`) driven by playwright-core in
 //!   headless Chromium against a real `roomlink serve` and the simulator; screenshots in
@@ -30,7 +32,7 @@
 //!   throwaway service (installs it from PyPI if missing); fails on server errors or
 //!   undocumented responses.
 //!
-//! Only std: this crate must build in seconds on a fresh machine.
+//! Few dependencies (xtask/Cargo.toml says which and why): it must build in seconds.
 
 use std::process::{Command, ExitCode};
 
@@ -40,6 +42,7 @@ mod boundaries;
 mod demo;
 mod fuzz;
 mod http;
+mod readme;
 
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
@@ -58,12 +61,13 @@ fn main() -> ExitCode {
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("openapi") => apidocs::openapi(),
+        Some("readme") => readme::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("reference-page") => apidocs::reference_page(),
         Some("conformance") => apidocs::conformance(&std::env::args().skip(2).collect::<Vec<_>>()),
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|demo|console-test|fuzz|openapi|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }
