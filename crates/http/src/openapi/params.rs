@@ -131,12 +131,10 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
         ),
         "code" => (
             "With `platformaccesstoken` (or `seamaccesstoken`): an endpoint's pairing code, for a \
-             Zero Touch token. Given empty it is `Invalid` (a code lost on the way is not a \
-             request for the platform user's own token).",
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .min_length(Some(1))
-                .into(),
+             Zero Touch token. Given empty with a platform token it is `Invalid` (a code lost \
+             on the way is not a request for the platform user's own token); Basic \
+             credentials ignore it.",
+            string().into(),
         ),
         "duration" => (
             "The token's lifetime: a whole number with an optional unit `s` (the default), \

@@ -3,31 +3,14 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-use crate::support::service::roomlink;
-use std::io::{BufRead, BufReader, Write};
+use crate::support::service::{roomlink, run_with_stdin, text};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
 fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = roomlink(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    run_with_stdin(roomlink(dir).args(args), stdin)
 }
 
 /// Runs and expects success; returns stdout.

@@ -3,30 +3,10 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-use crate::support::service::roomlink;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Output, Stdio};
+use crate::support::service::{roomlink, run_with_stdin, text};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn run(command: &mut Command, stdin: &str) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("roomlink starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("roomlink ends")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// Standard error without the log lines (JSON objects, such as the line naming the
 /// database): what the command says about its failure.
@@ -41,17 +21,17 @@ fn reason_of(stderr: &[u8]) -> String {
 #[test]
 fn admin_commands_report_and_fail_with_one_line_reasons() {
     let dir = tempfile::tempdir().unwrap();
-    let first = run(roomlink(dir.path()).arg("migrate"), "");
+    let first = run_with_stdin(roomlink(dir.path()).arg("migrate"), "");
     assert!(first.status.success(), "{}", text(&first.stderr));
     assert!(text(&first.stdout).contains("applied"));
-    let second = run(roomlink(dir.path()).arg("migrate"), "");
+    let second = run_with_stdin(roomlink(dir.path()).arg("migrate"), "");
     assert!(second.status.success());
     assert!(
         text(&second.stdout).contains("up to date"),
         "running it twice changes nothing"
     );
 
-    let created = run(
+    let created = run_with_stdin(
         roomlink(dir.path()).args([
             "admin",
             "enterprise",
@@ -77,7 +57,7 @@ fn admin_commands_report_and_fail_with_one_line_reasons() {
             0o600
         );
     }
-    let duplicate = run(
+    let duplicate = run_with_stdin(
         roomlink(dir.path()).args(["admin", "enterprise", "create", "acme"]),
         "",
     );
@@ -87,7 +67,7 @@ fn admin_commands_report_and_fail_with_one_line_reasons() {
     assert!(reason.contains("taken"), "{reason}");
 
     let user = |enterprise: &str, username: &str, stdin: &str| {
-        run(
+        run_with_stdin(
             roomlink(dir.path()).args([
                 "admin",
                 "user",
@@ -123,7 +103,7 @@ fn admin_commands_report_and_fail_with_one_line_reasons() {
 #[test]
 fn bad_configuration_is_a_clear_startup_error() {
     let dir = tempfile::tempdir().unwrap();
-    let unknown = run(
+    let unknown = run_with_stdin(
         roomlink(dir.path())
             .env("ROOMLINK__DATABASE__URL", "mysql://x/y")
             .arg("migrate"),
@@ -137,7 +117,7 @@ fn bad_configuration_is_a_clear_startup_error() {
     );
 
     let started = Instant::now();
-    let unreachable = run(
+    let unreachable = run_with_stdin(
         roomlink(dir.path())
             .env(
                 "ROOMLINK__DATABASE__URL",
@@ -158,7 +138,7 @@ fn bad_configuration_is_a_clear_startup_error() {
     );
     assert!(started.elapsed() < Duration::from_secs(30));
 
-    let missing = run(
+    let missing = run_with_stdin(
         roomlink(dir.path()).args(["--config", "no-such-file.toml", "migrate"]),
         "",
     );
@@ -169,7 +149,7 @@ fn bad_configuration_is_a_clear_startup_error() {
         text(&missing.stderr)
     );
 
-    let no_key = run(
+    let no_key = run_with_stdin(
         roomlink(dir.path())
             .env(
                 "ROOMLINK__DATABASE__URL",
@@ -223,7 +203,7 @@ fn listening_address(
 async fn serves_until_sigterm_and_logs_no_secret() {
     let dir = tempfile::tempdir().unwrap();
     assert!(
-        run(
+        run_with_stdin(
             roomlink(dir.path()).args([
                 "admin",
                 "enterprise",
@@ -236,7 +216,7 @@ async fn serves_until_sigterm_and_logs_no_secret() {
         .status
         .success()
     );
-    let created = run(
+    let created = run_with_stdin(
         roomlink(dir.path()).args([
             "admin",
             "user",

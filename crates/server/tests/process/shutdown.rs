@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
-use crate::support::service::roomlink;
+use crate::support::service::{roomlink, run_ok};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -21,25 +21,7 @@ use std::time::{Duration, Instant};
 const TIMED_OUT: (u16, &str, i64) = (504, "CommandTimedOut", 1331991805);
 
 fn admin(dir: &Path, args: &[&str], stdin: &str) {
-    let mut child = roomlink(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    run_ok(roomlink(dir).args(args), stdin);
 }
 
 /// A listener service on loopback that answers `GET /v1/info` and holds every command without

@@ -4,7 +4,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_roomlink");
@@ -19,6 +19,39 @@ pub fn roomlink(dir: &Path) -> Command {
     );
     quick_settings(&mut command);
     command
+}
+
+/// Runs `command` with `stdin` on its standard input: what it printed and how it ended.
+pub fn run_with_stdin(command: &mut Command, stdin: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("roomlink starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("roomlink ends")
+}
+
+/// As [`run_with_stdin`], for a command that must succeed (its standard error is the report).
+pub fn run_ok(command: &mut Command, stdin: &str) -> Output {
+    let output = run_with_stdin(command, stdin);
+    let args: Vec<_> = command.get_args().collect();
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        text(&output.stderr)
+    );
+    output
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// What every test process shares: quick password hashing, any free port, one worker, JSON logs.
@@ -82,19 +115,7 @@ impl Service {
     }
 
     pub fn admin(&self, args: &[&str], stdin: &str) {
-        let mut child = self.command().args(args).spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(self.command().args(args), stdin);
     }
 
     /// An enterprise and a read-write user `<name>-ops`.
