@@ -15,4 +15,5 @@ mod cluster;
 mod faults;
 mod list_cache;
 mod operations;
+mod raw_listener;
 mod shutdown;

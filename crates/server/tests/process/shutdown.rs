@@ -7,9 +7,10 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
+use crate::raw_listener::{answer_info, read_head};
 use crate::support::service::{roomlink, run_ok};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -64,38 +65,11 @@ fn hanging_listener() -> HangingListener {
 }
 
 fn hold(stream: TcpStream, stop: &AtomicBool, heard: &mpsc::Sender<String>) {
-    stream.set_nonblocking(false).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_millis(200)))
-        .unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
+    let Some((request_line, mut stream)) = read_head(stream) else {
         return;
-    }
-    loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let mut stream = reader.into_inner();
+    };
     if request_line.starts_with("GET /v1/info ") {
-        let info = json!({
-            "version": "2.25.0", "protocol": 1,
-            "commands": ["join", "hangup", "senddtmf", "mutemicrophone", "unmutemicrophone", "status"],
-            "controlProtocols": ["TANDBERG_SSH", "TANDBERG_HTTP", "POLYCOM_HTTP_HDX", "MESH"],
-            "capabilities": ["JOIN", "HANGUP", "STATUS"]
-        })
-        .to_string();
-        let _ = write!(
-            stream,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Listener-Version: 2.25.0\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{info}",
-            info.len()
-        );
+        answer_info(&mut stream);
         return;
     }
     let _ = heard.send(request_line.trim_end().to_owned());

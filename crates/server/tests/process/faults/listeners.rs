@@ -1,6 +1,7 @@
 //! Misbehaving listeners (see the target's doc).
 
 use super::*;
+use crate::raw_listener::{answer_info, read_head};
 
 /// The command timeout of the listener-fault test.
 const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -56,39 +57,11 @@ fn raw_listener(mode: Misbehaviour) -> RawListener {
 }
 
 fn serve_raw(stream: TcpStream, mode: Misbehaviour, stop: &AtomicBool) {
-    stream.set_nonblocking(false).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_millis(200)))
-        .unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
+    let Some((request_line, mut stream)) = read_head(stream) else {
         return;
-    }
-    // The rest of the head; the body (if any) is never needed.
-    loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let mut stream = reader.into_inner();
+    };
     if request_line.starts_with("GET /v1/info ") {
-        let info = json!({
-            "version": "2.25.0", "protocol": 1,
-            "commands": ["join", "hangup", "senddtmf", "mutemicrophone", "unmutemicrophone", "status"],
-            "controlProtocols": ["TANDBERG_SSH", "TANDBERG_HTTP", "POLYCOM_HTTP_HDX", "MESH"],
-            "capabilities": ["JOIN", "HANGUP", "STATUS"]
-        })
-        .to_string();
-        let _ = write!(
-            stream,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Listener-Version: 2.25.0\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{info}",
-            info.len()
-        );
+        answer_info(&mut stream);
         return;
     }
     match mode {
