@@ -34,5 +34,6 @@ pub mod secret;
 pub mod status;
 pub mod system;
 pub mod token;
+pub mod usage;
 
 pub use error::{Error, ErrorKind, Result};

@@ -151,6 +151,9 @@ impl EndpointStore for MemoryStore {
         s.paired
             .retain(|p| !(p.enterprise_id == *enterprise && p.endpoint_id == *id));
         s.statuses.remove(&(enterprise.clone(), id.clone()));
+        s.joins.remove(&(enterprise.clone(), id.clone()));
+        s.sessions
+            .retain(|(e, session)| !(e == enterprise && session.endpoint_id == *id));
         s.list_changed(enterprise);
         s.audit(audit);
         Ok(true)

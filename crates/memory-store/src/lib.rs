@@ -13,6 +13,7 @@ mod listeners;
 mod records;
 mod sealed;
 mod tenants;
+mod usage;
 
 use roomlink_domain::audit::{AuditEntry, AuditRecord};
 use roomlink_domain::endpoint::Endpoint;
@@ -24,6 +25,7 @@ use roomlink_domain::listener::{LinkPresence, ListenerCheck, ListenerService};
 use roomlink_domain::pairing::{PairedStatus, PairingCode};
 use roomlink_domain::status::{EndpointStatus, Failure};
 use roomlink_domain::token::AccessToken;
+use roomlink_domain::usage::{CallSession, JoinSource};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
@@ -51,6 +53,10 @@ struct State {
     calendar_accounts: Vec<roomlink_domain::calendar::account::CalendarAccountRecord>,
     auto_joins: Vec<calendars::Claim>,
     next_audit: i64,
+    /// Oldest first.
+    sessions: Vec<(EnterpriseId, CallSession)>,
+    /// Each room's last join by roomlink: its source and when it was asked.
+    joins: HashMap<(EnterpriseId, EndpointId), (JoinSource, i64)>,
 }
 
 impl State {

@@ -9,6 +9,7 @@ use roomlink_domain::pairing::{PairedStatus, PairingCode};
 use roomlink_domain::ports::{FailureStore, PairingStore, StatusStore, StoreHealth};
 use roomlink_domain::status::{EndpointStatus, Failure};
 use roomlink_domain::token::AccessToken;
+use roomlink_domain::usage::JoinSource;
 
 #[async_trait]
 impl PairingStore for MemoryStore {
@@ -114,6 +115,7 @@ impl StatusStore for MemoryStore {
                     (enterprise.clone(), status.endpoint_id.clone()),
                     status.clone(),
                 );
+                s.follow_sessions(enterprise, status);
             }
         }
         Ok(())
@@ -133,6 +135,13 @@ impl StatusStore for MemoryStore {
             (enterprise.clone(), status.endpoint_id.clone()),
             status.clone(),
         );
+        if let Some(join) = JoinSource::of_command(audit) {
+            s.joins.insert(
+                (enterprise.clone(), status.endpoint_id.clone()),
+                (join, status.timestamp),
+            );
+        }
+        s.follow_sessions(enterprise, status);
         s.audit(audit);
         Ok(())
     }

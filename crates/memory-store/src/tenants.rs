@@ -121,6 +121,8 @@ impl EnterpriseStore for MemoryStore {
             audit,
             calendar_accounts,
             auto_joins,
+            sessions,
+            joins,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -143,6 +145,8 @@ impl EnterpriseStore for MemoryStore {
         audit.retain(|a| a.entry.enterprise_id != *id);
         calendar_accounts.retain(|a| a.enterprise_id != *id);
         auto_joins.retain(|c| c.claim.enterprise_id != *id);
+        sessions.retain(|(e, _)| e != id);
+        joins.retain(|(e, _), _| e != id);
         Ok(Some(revoked))
     }
 }

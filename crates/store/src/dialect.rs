@@ -16,6 +16,7 @@ use crate::schema::{audit_log, endpoint_statuses, endpoints, enterprises, paired
 use diesel::upsert::excluded;
 use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult, SelectableHelper};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use roomlink_domain::usage::JoinSource;
 use std::future::Future;
 use std::sync::LazyLock;
 
@@ -93,23 +94,37 @@ fn endpoints_from_arrays(upsert: bool) -> String {
     sql
 }
 
-/// `Dialect::write_command_status` on PostgreSQL: the status upsert and the audit entry in one
-/// statement, with `synchronous_commit` off for its (implicit) transaction. The set_config CTE
-/// is referenced by the final INSERT, so it runs; a data-modifying CTE always runs.
+/// `Dialect::write_command_status` on PostgreSQL: the status upsert (with the join it asked
+/// for, if any: `$19`) and the audit entry in one statement, with `synchronous_commit` off for
+/// its (implicit) transaction. The set_config CTE is referenced by the final INSERT, so it runs;
+/// a data-modifying CTE always runs. Every part reads the snapshot from before the statement,
+/// so `prev` is the call state the command found, returned for the call sessions to follow.
 const COMMAND_STATUS_PG: &str = r#"WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+prev AS (SELECT "call_active" FROM endpoint_statuses WHERE "endpoint_id" = $1),
 status AS (
     INSERT INTO endpoint_statuses ("endpoint_id", "enterprise_id", "call_active", "reserved",
-        "dialing", "microphone_muted", "last_dial_timestamp_millis", "timestamp")
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        "dialing", "microphone_muted", "last_dial_timestamp_millis", "timestamp",
+        "join_source", "join_ms")
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $19, CASE WHEN $19 IS NULL THEN NULL ELSE $8 END)
     ON CONFLICT ("endpoint_id") DO UPDATE SET
         "call_active" = EXCLUDED."call_active", "reserved" = EXCLUDED."reserved",
         "dialing" = EXCLUDED."dialing", "microphone_muted" = EXCLUDED."microphone_muted",
         "last_dial_timestamp_millis" = EXCLUDED."last_dial_timestamp_millis",
-        "timestamp" = EXCLUDED."timestamp"
+        "timestamp" = EXCLUDED."timestamp",
+        "join_source" = COALESCE(EXCLUDED."join_source", endpoint_statuses."join_source"),
+        "join_ms" = COALESCE(EXCLUDED."join_ms", endpoint_statuses."join_ms")
 )
 INSERT INTO audit_log ("enterprise_id", "at_ms", "actor_kind", "actor_id", "actor_username",
     "actor_roles", "operation", "target_id", "outcome", "detail")
-SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 FROM relaxed"#;
+SELECT $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 FROM relaxed
+RETURNING (SELECT "call_active" FROM prev) AS "previous_call""#;
+
+/// What `COMMAND_STATUS_PG` returns: the call state before the command, `None` for a first status.
+#[derive(diesel::QueryableByName)]
+struct PreviousCall {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Bool>)]
+    previous_call: Option<bool>,
+}
 
 pub(crate) trait Dialect {
     /// The most bind parameters one statement may carry.
@@ -118,6 +133,10 @@ pub(crate) trait Dialect {
     fn max_binds(&self) -> usize {
         Self::MAX_BINDS
     }
+
+    /// The `n`-th bind parameter (from 1) of a statement written as text (`$n` or `?n`), which
+    /// may appear more than once.
+    fn param(&self, n: usize) -> String;
 
     /// Inside a transaction: the enterprise's endpoint limit, after making sure that no other
     /// transaction adds endpoints to it until this one ends. `None` if no such enterprise.
@@ -171,18 +190,26 @@ pub(crate) trait Dialect {
     /// statement (one round trip) whose commit does not wait for the disk flush
     /// (`synchronous_commit = off` for that transaction only): atomic and visible at once, but
     /// a crash of the database server itself may lose the last few hundred milliseconds of such
-    /// commits. SQLite: one IMMEDIATE transaction, as every write.
+    /// commits. SQLite: one IMMEDIATE transaction, as every write. `join`: the join the command
+    /// asked for, remembered with the status for the call session it starts. True when the
+    /// call sessions have yet to follow the status (`follow_sessions!`), because the call state
+    /// changed; SQLite has them follow in the same transaction.
     fn write_command_status(
         &mut self,
         status: &StatusRow,
         audit: &NewAuditRow<'_>,
-    ) -> impl Future<Output = QueryResult<()>> + Send;
+        join: Option<JoinSource>,
+    ) -> impl Future<Output = QueryResult<bool>> + Send;
 }
 
 /// NO KEY UPDATE on the enterprise serialises its endpoint writers without blocking inserts
 /// elsewhere that merely reference it (tokens, listeners).
 impl Dialect for AsyncPgConnection {
     const MAX_BINDS: usize = 65_535;
+
+    fn param(&self, n: usize) -> String {
+        format!("${n}")
+    }
 
     async fn lock_enterprise(&mut self, id: &str) -> QueryResult<Option<i64>> {
         enterprises::table
@@ -253,7 +280,8 @@ impl Dialect for AsyncPgConnection {
         &mut self,
         status: &StatusRow,
         audit: &NewAuditRow<'_>,
-    ) -> QueryResult<()> {
+        join: Option<JoinSource>,
+    ) -> QueryResult<bool> {
         use diesel::sql_types::{BigInt, Bool, Nullable, Text};
         diesel::sql_query(COMMAND_STATUS_PG)
             .bind::<Text, _>(&status.endpoint_id)
@@ -274,14 +302,19 @@ impl Dialect for AsyncPgConnection {
             .bind::<Nullable<Text>, _>(audit.target_id)
             .bind::<Text, _>(audit.outcome)
             .bind::<Nullable<Text>, _>(audit.detail)
-            .execute(self)
+            .bind::<Nullable<Text>, _>(join.map(JoinSource::as_str))
+            .get_result::<PreviousCall>(self)
             .await
-            .map(drop)
+            .map(|prev| prev.previous_call != Some(status.call_active))
     }
 }
 
 impl Dialect for SqliteConn {
     const MAX_BINDS: usize = 32_766;
+
+    fn param(&self, n: usize) -> String {
+        format!("?{n}")
+    }
 
     async fn lock_enterprise(&mut self, id: &str) -> QueryResult<Option<i64>> {
         enterprises::table
@@ -358,14 +391,26 @@ impl Dialect for SqliteConn {
         &mut self,
         status: &StatusRow,
         audit: &NewAuditRow<'_>,
-    ) -> QueryResult<()> {
+        join: Option<JoinSource>,
+    ) -> QueryResult<bool> {
         self.immediate_transaction(async |c| {
-            c.upsert_statuses(std::slice::from_ref(status)).await?;
+            let rows = std::slice::from_ref(status);
+            c.upsert_statuses(rows).await?;
+            if let Some(join) = join {
+                diesel::update(endpoint_statuses::table.find(&status.endpoint_id))
+                    .set((
+                        endpoint_statuses::join_source.eq(join.as_str()),
+                        endpoint_statuses::join_ms.eq(status.timestamp),
+                    ))
+                    .execute(c)
+                    .await?;
+            }
+            follow_sessions!(c, &status.enterprise_id, rows)?;
             diesel::insert_into(audit_log::table)
                 .values(audit)
                 .execute(c)
-                .await
-                .map(drop)
+                .await?;
+            Ok(false)
         })
         .await
     }

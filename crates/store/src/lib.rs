@@ -112,6 +112,94 @@ macro_rules! bump_list_version {
     };
 }
 
+/// Inside a status write's transaction, after `$rows` (`&[StatusRow]`) were written: their
+/// endpoints' call sessions follow them (`roomlink_domain::usage::SESSION_RULE`). A call no
+/// longer active closes the open session at the time it was seen so; an active call without an
+/// open session opens one, credited to roomlink's last join of the room when it was recent
+/// (`JoinSource::attributed`); that join is then spent. Evaluates to a `QueryResult<()>`.
+macro_rules! follow_sessions {
+    ($c:expr, $enterprise:expr, $rows:expr) => {
+        async {
+            use roomlink_domain::usage::JoinSource;
+            use $crate::schema::{call_sessions as cs, endpoint_statuses as es};
+            let rows: &[$crate::models::StatusRow] = $rows;
+            let enterprise: &str = $enterprise;
+            let mut ended: std::collections::BTreeMap<i64, Vec<&str>> = Default::default();
+            for row in rows.iter().filter(|r| !r.call_active) {
+                ended
+                    .entry(row.timestamp)
+                    .or_default()
+                    .push(&row.endpoint_id);
+            }
+            for (at, ids) in ended {
+                for chunk in ids.chunks($crate::dialect::IN_CHUNK) {
+                    diesel::update(
+                        cs::table
+                            .filter(cs::enterprise_id.eq(enterprise))
+                            .filter(cs::endpoint_id.eq_any(chunk))
+                            .filter(cs::ended_ms.is_null()),
+                    )
+                    .set(cs::ended_ms.eq(at))
+                    .execute($c)
+                    .await?;
+                }
+            }
+            let active: Vec<&str> = rows
+                .iter()
+                .filter(|r| r.call_active)
+                .map(|r| r.endpoint_id.as_str())
+                .collect();
+            for chunk in active.chunks($crate::dialect::IN_CHUNK) {
+                let open: std::collections::HashSet<String> = cs::table
+                    .filter(cs::endpoint_id.eq_any(chunk))
+                    .filter(cs::ended_ms.is_null())
+                    .select(cs::endpoint_id)
+                    .load::<String>($c)
+                    .await?
+                    .into_iter()
+                    .collect();
+                let starting: Vec<&str> = chunk
+                    .iter()
+                    .copied()
+                    .filter(|id| !open.contains(*id))
+                    .collect();
+                if starting.is_empty() {
+                    continue;
+                }
+                let joins: Vec<(String, Option<String>, Option<i64>, i64)> = es::table
+                    .filter(es::enterprise_id.eq(enterprise))
+                    .filter(es::endpoint_id.eq_any(&starting))
+                    .select((es::endpoint_id, es::join_source, es::join_ms, es::timestamp))
+                    .load($c)
+                    .await?;
+                for (id, source, at, started) in joins {
+                    let join = source.as_deref().and_then(JoinSource::parse).zip(at);
+                    // A session opened meanwhile by another writer stands.
+                    diesel::insert_into(cs::table)
+                        .values((
+                            cs::enterprise_id.eq(enterprise),
+                            cs::endpoint_id.eq(&id),
+                            cs::started_ms.eq(started),
+                            cs::source.eq(JoinSource::attributed(join, started).as_str()),
+                        ))
+                        .on_conflict_do_nothing()
+                        .execute($c)
+                        .await?;
+                }
+                diesel::update(es::table.filter(es::endpoint_id.eq_any(&starting)))
+                    .set((
+                        es::join_source.eq(None::<&str>),
+                        es::join_ms.eq(None::<i64>),
+                    ))
+                    .execute($c)
+                    .await?;
+            }
+            diesel::QueryResult::Ok(())
+        }
+        .await
+    };
+}
+
 mod audit;
 mod calendars;
 mod config;
@@ -134,6 +222,7 @@ mod statuses;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod tokens;
+mod usage;
 
 pub use config::{Backend, DbConfig};
 pub use error::StoreError;

@@ -156,6 +156,19 @@ diesel::table! {
         microphone_muted -> Bool,
         last_dial_timestamp_millis -> Nullable<BigInt>,
         timestamp -> BigInt,
+        join_source -> Nullable<Text>,
+        join_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    call_sessions (seq) {
+        seq -> BigInt,
+        enterprise_id -> Text,
+        endpoint_id -> Text,
+        started_ms -> BigInt,
+        ended_ms -> Nullable<BigInt>,
+        source -> Text,
     }
 }
 
@@ -217,6 +230,7 @@ diesel::table! {
 }
 
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
+diesel::joinable!(call_sessions -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
 diesel::joinable!(listener_checks -> listener_services (listener_id));
 
@@ -235,4 +249,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_log,
     calendar_accounts,
     auto_joins,
+    call_sessions,
 );

@@ -14,6 +14,7 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
 use roomlink_domain::ports::StatusStore;
 use roomlink_domain::status::EndpointStatus;
+use roomlink_domain::usage::JoinSource;
 use std::collections::{HashMap, HashSet};
 
 #[async_trait]
@@ -57,6 +58,7 @@ impl StatusStore for DbStore {
             for chunk in rows.chunks(c.max_binds() / StatusRow::COLUMNS) {
                 let chunk: Vec<StatusRow> = chunk.iter().map(|r| (*r).clone()).collect();
                 c.upsert_statuses(&chunk).await?;
+                follow_sessions!(c, ent, &chunk)?;
             }
             Ok(())
         })
@@ -70,9 +72,11 @@ impl StatusStore for DbStore {
     ) -> Result<()> {
         let row = StatusRow::new(enterprise, status);
         let entry = NewAuditRow::new(audit);
+        let join = JoinSource::of_command(audit);
         db_run!(self, |c| {
             // The endpoint was read by the command; one deleted since fails the foreign key.
-            c.write_command_status(&row, &entry)
+            let follow = c
+                .write_command_status(&row, &entry, join)
                 .await
                 .map_err(|e| match e {
                     DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, _) => {
@@ -80,6 +84,19 @@ impl StatusStore for DbStore {
                     }
                     e => DbError::Query(e),
                 })?;
+            // After the status's commit, on its own. The command and its audit entry stand
+            // either way: the sessions follow the state, so the room's next observation makes
+            // good what this could not.
+            if follow
+                && let Err(error) =
+                    follow_sessions!(c, enterprise.as_str(), std::slice::from_ref(&row))
+            {
+                tracing::warn!(
+                    endpoint = %status.endpoint_id.as_str(),
+                    %error,
+                    "call session not updated after a command; the next status poll will"
+                );
+            }
             Ok(())
         })
     }

@@ -40,6 +40,7 @@ pub trait Store:
     + StatusStore
     + FailureStore
     + AuditStore
+    + UsageStore
     + SealedSecretStore
     + CalendarAccountStore
     + AutoJoinStore
@@ -59,6 +60,7 @@ impl<T> Store for T where
         + StatusStore
         + FailureStore
         + AuditStore
+        + UsageStore
         + SealedSecretStore
         + CalendarAccountStore
         + AutoJoinStore

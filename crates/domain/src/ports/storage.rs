@@ -12,6 +12,7 @@ use crate::rules::csv::{CsvContext, CsvReport, CsvWrite};
 use crate::secret::SealedSecret;
 use crate::status::{EndpointStatus, Failure};
 use crate::token::{AccessToken, TokenHash};
+use crate::usage::{CallSession, UsageQuery, UsageTotals};
 use async_trait::async_trait;
 #[cfg(feature = "mock")]
 use mockall::automock;
@@ -295,7 +296,8 @@ pub trait PairingStore: Send + Sync {
 #[cfg_attr(feature = "mock", automock)]
 #[async_trait]
 pub trait StatusStore: Send + Sync {
-    /// Upserts the last observed status of each endpoint (of `enterprise` only).
+    /// Upserts the last observed status of each endpoint (of `enterprise` only), and opens or
+    /// closes their call sessions ([`UsageStore`]) in the same transaction.
     async fn save_statuses(
         &self,
         enterprise: &EnterpriseId,
@@ -303,7 +305,9 @@ pub trait StatusStore: Send + Sync {
     ) -> Result<()>;
     /// What one control command observed, with the command's audit entry, in one transaction
     /// that need not wait for the disk flush (a status is re-observed at the next poll; see
-    /// docs/decisions.md). `NotFound` if the endpoint is gone, and nothing is written.
+    /// docs/decisions.md). `NotFound` if the endpoint is gone, and nothing is written. A join
+    /// ([`crate::usage::JoinSource::of_command`]) is remembered with the status, for the call
+    /// session it starts; the session follows the status as in `save_statuses`.
     async fn save_command_status(
         &self,
         enterprise: &EnterpriseId,
@@ -316,6 +320,32 @@ pub trait StatusStore: Send + Sync {
         enterprise: &EnterpriseId,
         endpoint: &EndpointId,
     ) -> Result<Option<EndpointStatus>>;
+}
+
+/// Call sessions ([`crate::usage`]). The status writes of [`StatusStore`] open and close them,
+/// in their own transactions, following [`crate::usage::SESSION_RULE`].
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait UsageStore: Send + Sync {
+    /// The enterprise's usage figures for `query`, a session still going counted up to `now`,
+    /// ordered by key (as [`crate::usage::sum_sessions`] computes them).
+    async fn usage(
+        &self,
+        enterprise: &EnterpriseId,
+        query: &UsageQuery,
+        now: i64,
+    ) -> Result<Vec<UsageTotals>>;
+    /// At most `limit` of the enterprise's sessions that overlap `[from, to)` (one still going
+    /// overlaps everything after its start), oldest first.
+    async fn call_sessions(
+        &self,
+        enterprise: &EnterpriseId,
+        from: i64,
+        to: i64,
+        limit: usize,
+    ) -> Result<Vec<CallSession>>;
+    /// Deletes every session that ended before `cutoff`; returns how many.
+    async fn purge_call_sessions(&self, cutoff: i64) -> Result<u64>;
 }
 
 #[cfg_attr(feature = "mock", automock)]

@@ -13,6 +13,7 @@ mod keys;
 mod links;
 mod pairing;
 mod records;
+mod usage;
 
 pub use access::*;
 pub use admin::*;
@@ -24,6 +25,7 @@ pub use keys::*;
 pub use links::*;
 pub use pairing::*;
 pub use records::*;
+pub use usage::*;
 
 use crate::support::Harness;
 use futures::future::join_all;
@@ -101,6 +103,9 @@ macro_rules! contract_tests {
             a_rotation_reseals_everything_under_the_new_key,
             calendar_accounts_are_replaced_in_place_and_scoped,
             an_auto_join_is_claimed_by_one_holder_once,
+            call_sessions_follow_the_statuses,
+            usage_sums_agree_with_the_reference,
+            call_sessions_are_purged_once_ended_before_the_cutoff,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(
