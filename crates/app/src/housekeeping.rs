@@ -10,8 +10,9 @@ use roomlink_domain::audit::DEFAULT_RETENTION_DAYS;
 use roomlink_domain::error::Result;
 use roomlink_domain::ports::{
     AuditStore, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth,
-    TokenStore,
+    TokenStore, UsageStore,
 };
+use roomlink_domain::usage::UsageRetention;
 use std::sync::Arc;
 
 /// How long command and polling failures stay listed in `GET /api/failures`: a week.
@@ -50,9 +51,11 @@ pub struct Housekeeping {
     pub failures: Arc<dyn FailureStore>,
     pub audit: Arc<dyn AuditStore>,
     pub auto_joins: Arc<dyn AutoJoinStore>,
+    pub usage: Arc<dyn UsageStore>,
     pub health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
     pub audit_retention: AuditRetention,
+    pub usage_retention: UsageRetention,
 }
 
 /// How many records one purge deleted.
@@ -63,11 +66,17 @@ pub struct Purged {
     pub failures: u64,
     pub audit: u64,
     pub auto_joins: u64,
+    pub call_sessions: u64,
 }
 
 impl Purged {
     pub fn total(&self) -> u64 {
-        self.tokens + self.paired + self.failures + self.audit + self.auto_joins
+        self.tokens
+            + self.paired
+            + self.failures
+            + self.audit
+            + self.auto_joins
+            + self.call_sessions
     }
 }
 
@@ -91,6 +100,10 @@ impl Housekeeping {
                 .auto_joins
                 .purge_auto_joins(now - AUTO_JOIN_RETENTION_MS)
                 .await?,
+            call_sessions: self
+                .usage
+                .purge_call_sessions(self.usage_retention.cutoff(now))
+                .await?,
         })
     }
 
@@ -111,7 +124,7 @@ mod tests {
     use mockall::predicate::eq;
     use roomlink_domain::ports::{
         MockAuditStore, MockAutoJoinStore, MockClock, MockFailureStore, MockPairingStore,
-        MockStoreHealth, MockTokenStore,
+        MockStoreHealth, MockTokenStore, MockUsageStore,
     };
 
     const NOW: i64 = 1_800_000_000_000;
@@ -143,6 +156,11 @@ mod tests {
             .expect_purge_auto_joins()
             .with(eq(NOW - 7 * 24 * 3_600_000))
             .return_once(|_| Ok(4));
+        let mut usage = MockUsageStore::new();
+        usage
+            .expect_purge_call_sessions()
+            .with(eq(NOW - 2 * 24 * 3_600_000))
+            .return_once(|_| Ok(6));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
@@ -151,9 +169,11 @@ mod tests {
             failures: Arc::new(failures),
             audit: Arc::new(audit),
             auto_joins: Arc::new(auto_joins),
+            usage: Arc::new(usage),
             health: Arc::new(MockStoreHealth::new()),
             clock: Arc::new(clock),
             audit_retention: AuditRetention { days: 1 },
+            usage_retention: UsageRetention { days: 2 },
         };
         let purged = housekeeping.purge().await.unwrap();
         assert_eq!(
@@ -164,8 +184,9 @@ mod tests {
                 failures: 5,
                 audit: 3,
                 auto_joins: 4,
+                call_sessions: 6,
             }
         );
-        assert_eq!(purged.total(), 15);
+        assert_eq!(purged.total(), 21);
     }
 }

@@ -28,6 +28,7 @@ pub mod revocation;
 pub mod snapshots;
 pub mod status_writes;
 pub mod tokens;
+pub mod usage;
 pub mod version_reads;
 
 use roomlink_domain::calendar::meeting::MeetingRules;
@@ -67,6 +68,7 @@ pub struct Services {
     pub pairing: Arc<pairing::PairingService>,
     pub admin: Arc<admin::Admin>,
     pub audit_log: Arc<audit::AuditLog>,
+    pub usage: Arc<usage::UsageService>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
     pub key_rotation: Arc<keys::KeyRotation>,
     pub calendars: Arc<calendars::CalendarService>,
@@ -82,6 +84,8 @@ pub struct Policies {
     pub pairing: roomlink_domain::pairing::PairingPolicy,
     /// How long audit entries are kept.
     pub audit_retention: housekeeping::AuditRetention,
+    /// How long call sessions are kept after they ended.
+    pub usage_retention: roomlink_domain::usage::UsageRetention,
     /// Bytes of serialized endpoint lists kept in memory.
     pub endpoint_list_cache_bytes: ListCacheBudget,
     /// Which links and numbers in calendar events are meetings, and whose.
@@ -259,6 +263,10 @@ impl Services {
             audit_log: Arc::new(audit::AuditLog {
                 store: store.clone(),
             }),
+            usage: Arc::new(usage::UsageService {
+                store: store.clone(),
+                clock: ports.clock.clone(),
+            }),
             key_rotation: Arc::new(keys::KeyRotation {
                 secrets: store.clone(),
                 sealer: ports.sealer.clone(),
@@ -269,9 +277,11 @@ impl Services {
                 failures: store.clone(),
                 audit: store.clone(),
                 auto_joins: store.clone(),
+                usage: store.clone(),
                 health: store.clone(),
                 clock: ports.clock.clone(),
                 audit_retention: policies.audit_retention,
+                usage_retention: policies.usage_retention,
             }),
             auth,
             revocation,

@@ -156,6 +156,8 @@ operations! {
     PutCalendarAccount => "calendaraccounts.put",
     DeleteCalendarAccount => "calendaraccounts.delete",
     ListMeetings => "endpoints.meetings",
+    ReadUsage => "analytics.usage",
+    ListCallSessions => "analytics.sessions",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -190,7 +192,7 @@ impl Operation {
             | ExportEndpoints | ListStatuses | GetStatus | Join | SendDtmf | HangUp
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
-            | ListCalendarAccounts | ListMeetings => {
+            | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions => {
                 Access::Read
             }
         }

@@ -129,11 +129,12 @@ pub(crate) enum Tag {
     ListenerServices,
     Enterprise,
     Calendars,
+    Analytics,
     Operations,
 }
 
 impl Tag {
-    pub(crate) const ALL: [Tag; 8] = [
+    pub(crate) const ALL: [Tag; 9] = [
         Tag::AccessTokens,
         Tag::Endpoints,
         Tag::Control,
@@ -141,6 +142,7 @@ impl Tag {
         Tag::ListenerServices,
         Tag::Enterprise,
         Tag::Calendars,
+        Tag::Analytics,
         Tag::Operations,
     ];
 
@@ -153,6 +155,7 @@ impl Tag {
             Tag::ListenerServices => "Listener services",
             Tag::Enterprise => "Enterprise",
             Tag::Calendars => "Calendars",
+            Tag::Analytics => "Analytics",
             Tag::Operations => "Operations",
         }
     }
@@ -168,6 +171,7 @@ impl Tag {
             }
             Tag::Enterprise => "The caller's tenant.",
             Tag::Calendars => "Room calendars: where they are read, and the meetings in them.",
+            Tag::Analytics => "How rooms are used: call sessions and the figures summed from them.",
             Tag::Operations => "Probes, metrics and this document.",
         }
     }

@@ -226,6 +226,9 @@ async fn wire(
         audit_retention: AuditRetention {
             days: settings.audit.retention_days,
         },
+        usage_retention: roomlink_domain::usage::UsageRetention {
+            days: settings.usage.retention_days,
+        },
         endpoint_list_cache_bytes: ListCacheBudget(
             settings
                 .server

@@ -18,6 +18,7 @@ pub struct Settings {
     pub listener: ListenerSettings,
     pub pairing: PairingSettings,
     pub audit: AuditSettings,
+    pub usage: UsageSettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
     pub limits: LimitSettings,
@@ -184,6 +185,13 @@ pub struct PairingSettings {
 #[serde(deny_unknown_fields)]
 pub struct AuditSettings {
     /// How long audit entries are kept, in days.
+    pub retention_days: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageSettings {
+    /// How long call sessions are kept after they ended, in days.
     pub retention_days: u32,
 }
 
@@ -401,6 +409,10 @@ const DEFAULTS: &[(&str, Builtin)] = &[
         Builtin::Whole(roomlink_domain::audit::DEFAULT_RETENTION_DAYS as u64),
     ),
     (
+        "usage.retention_days",
+        Builtin::Whole(roomlink_domain::usage::DEFAULT_USAGE_RETENTION_DAYS as u64),
+    ),
+    (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
     ),
@@ -475,6 +487,7 @@ pub const KNOWN: &[&str] = &[
     "listener.status_poll_interval_ms",
     "pairing.rotation_interval_secs",
     "audit.retention_days",
+    "usage.retention_days",
     "security.service_key",
     "security.previous_service_keys",
     "security.service_key_file",
@@ -537,6 +550,7 @@ pub const RANGES: &[Range] = &[
     whole("listener.status_poll_interval_ms", 1000, 86_400_000),
     whole("pairing.rotation_interval_secs", 60, 31_536_000),
     whole("audit.retention_days", 1, 36_500),
+    whole("usage.retention_days", 1, 36_500),
     whole("security.bcrypt_cost", 4, 31),
     whole("security.verified_password_cache_secs", 0, 3600),
     whole("security.token_cache_ms", 0, 60_000),
@@ -694,58 +708,6 @@ fn check_known(present: &[(String, String)]) -> Result<(), SettingsError> {
     )))
 }
 
-/// The known key an unknown one was probably meant to be: the same key in another section,
-/// a known key it begins, or the closest by edit distance (if close enough to be a typo).
-pub fn nearest(key: &str) -> Option<&'static str> {
-    let last = key.rsplit('.').next().unwrap_or(key);
-    if let Some(known) = KNOWN
-        .iter()
-        .find(|known| known.rsplit('.').next() == Some(last))
-    {
-        return Some(known);
-    }
-    if key.len() >= 4
-        && let Some(known) = KNOWN
-            .iter()
-            .filter(|known| known.starts_with(key))
-            .min_by_key(|known| known.len())
-    {
-        return Some(known);
-    }
-    let (distance, known) = KNOWN
-        .iter()
-        .map(|known| (edit_distance(key, known), *known))
-        .min()?;
-    (distance <= (key.chars().count() / 3).max(2)).then_some(known)
-}
-
-/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
-/// neighbours (`servre` -> `server` is one edit) each cost one.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Three rows of the (a.len()+1) x (b.len()+1) table: two back, one back, this one.
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current: Vec<usize> = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        current[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(before[j - 2] + 1);
-            }
-            current[j] = best;
-        }
-        std::mem::swap(&mut before, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
-}
-
 /// Only the scheme is ever quoted, and only when it looks like one: the rest of the URL may
 /// hold a password.
 fn check_database_url(url: &str) -> Result<(), SettingsError> {
@@ -791,5 +753,8 @@ fn check_bind(bind: &str) -> Result<(), SettingsError> {
     }
 }
 
+mod suggest;
 #[cfg(test)]
 mod tests;
+
+pub use suggest::{edit_distance, nearest};

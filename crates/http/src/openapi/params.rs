@@ -10,6 +10,7 @@ use roomlink_domain::rules::dtmf::MAX_TONES;
 use roomlink_domain::token::{
     DAY_MS, HOUR_MS, MAX_LIFETIME_MS, MIN_LIFETIME_MS, MINUTE_MS, SECOND_MS,
 };
+use roomlink_domain::usage::UsageGrouping;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::{RefOr, Required};
@@ -188,14 +189,21 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
         ),
         "from" => (
             "Milliseconds since the epoch. The audit log: only entries at or after this time. \
-             A room's meetings: the window's start (default: now).",
+             A room's meetings: the window's start (default: now). Analytics: the period's \
+             start (default: 30 days before `to`).",
             epoch_bound(),
         ),
         "to" => (
             "Milliseconds since the epoch. The audit log: only entries at or before this time. \
              A room's meetings: the window's end, after `from` and at most 31 days after it \
-             (default: a day after `from`).",
+             (default: a day after `from`). Analytics: the period's end, after `from` and at \
+             most 366 days after it (default: now).",
             epoch_bound(),
+        ),
+        "groupBy" => (
+            "What the figures are summed by: `room` (the default), `day`, `hour` (of the day, \
+             0-23) or `weekday` (`monday`-`sunday`); times in UTC.",
+            enumeration(&UsageGrouping::NAMES, false).into(),
         ),
         "meetingid" => (
             "The numeric meeting id; omit it (or leave it empty) to dial the IVR.",

@@ -107,7 +107,7 @@ async fn list(
 }
 
 /// Milliseconds since the epoch; `Invalid` otherwise.
-fn time_param(req: &HttpRequest, name: &str) -> Result<Option<i64>, Error> {
+pub(super) fn time_param(req: &HttpRequest, name: &str) -> Result<Option<i64>, Error> {
     query_param(req, name)
         .map(|text| {
             text.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {

@@ -3,6 +3,7 @@
 //! them. A path answers its own methods; any other method is `MethodNotAllowed` naming the
 //! allowed ones (in its details and in `Allow`), and any unknown path is `NotFound`.
 
+mod analytics;
 mod audit;
 mod calendars;
 mod console;
@@ -73,6 +74,8 @@ pub(crate) const TABLE: &[Operation] = &[
     control::FAILURES,
     control::FAILURES_SLASH,
     audit::LIST,
+    analytics::USAGE,
+    analytics::SESSIONS,
     enterprise::GET_SELF,
     enterprise::UPDATE_SELF,
     listeners::LIST,

@@ -172,6 +172,8 @@ status_poll_interval_ms = 1000
 rotation_interval_secs = 60
 [audit]
 retention_days = 30
+[usage]
+retention_days = 90
 [security]
 service_key = "k"
 previous_service_keys = "p1,p2"
@@ -223,6 +225,7 @@ meet_hosts = ["meet.google.com"]
     let s = Settings::load_with_env(Some(&file), Some(env)).unwrap();
     assert_eq!(s.security.bcrypt_cost, 31);
     assert_eq!(s.limits.token_burst, 1_000_000);
+    assert_eq!(s.usage.retention_days, 90);
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");
     assert_eq!(s.calendar.auto_join_interval_ms, 100);

@@ -29,4 +29,5 @@ mod reference;
 mod relay_clients;
 mod tenancy;
 mod tokens;
+mod usage;
 mod zero_touch;

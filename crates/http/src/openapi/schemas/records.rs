@@ -6,11 +6,20 @@ use crate::openapi::primitives::{
 };
 use roomlink_domain::access::Role;
 use roomlink_domain::enums::{ClientDeviceType, EndpointCapability};
+use roomlink_domain::usage::UsageGrouping;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
 
 /// 32 bytes in canonical padded base64: 42 characters, one whose low bits are zero, `=`.
 pub(crate) const PUBLIC_KEY: &str = "[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=";
+
+/// Minutes to a tenth.
+fn minutes() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Number)
+        .minimum(Some(0.0))
+        .description(Some("Minutes, to a tenth."))
+}
 
 pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
     let nullable_text = || text(true);
@@ -247,6 +256,54 @@ pub(super) fn record_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                         true,
                     ),
                     prop("detail", nullable_text(), true),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "Usage",
+            object(
+                "Room usage over a period (`GET /api/analytics/usage`).",
+                vec![
+                    prop("from", epoch_ms(), true),
+                    prop("to", epoch_ms(), true),
+                    prop("groupBy", enumeration(&UsageGrouping::NAMES, false), true),
+                    prop(
+                        "at",
+                        epoch_ms().description(Some(
+                            "When the figures were summed: a call still going counts up to here.",
+                        )),
+                        true,
+                    ),
+                    prop("calls", integer(false).minimum(Some(0)), true),
+                    prop("minutesInCall", minutes(), true),
+                    prop(
+                        "groups",
+                        ArrayBuilder::new().items(RefOr::T(object(
+                            "One group: rooms by id, days oldest first, hours 0 to 23, weekdays \
+                             Monday to Sunday. Groups without a call are left out.",
+                            vec![
+                                prop(
+                                    "key",
+                                    string().description(Some(
+                                        "The room's endpoint id, the day (`2026-11-30`), the \
+                                         hour (`0`-`23`) or the weekday (`monday`-`sunday`).",
+                                    )),
+                                    true,
+                                ),
+                                prop("calls", integer(false).minimum(Some(0)), true),
+                                prop("minutesInCall", minutes(), true),
+                                prop(
+                                    "daysUsed",
+                                    integer(false).minimum(Some(0)).description(Some(
+                                        "Distinct UTC days on which a counted call started.",
+                                    )),
+                                    true,
+                                ),
+                            ],
+                        ))),
+                        true,
+                    ),
                 ],
             )
             .into(),
