@@ -98,7 +98,7 @@ pub fn audit(
     Ok(())
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     use roomlink_domain::ports::Clock;
     roomlink_domain::system::SystemClock.now_ms()
 }

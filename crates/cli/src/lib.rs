@@ -10,6 +10,7 @@ pub mod config;
 pub mod csvcmd;
 pub mod output;
 pub mod split;
+pub mod usage;
 
 use clap::{Args, Parser, Subcommand};
 use client::{CliError, Client};
@@ -94,6 +95,21 @@ pub enum Command {
         /// Every entry that matches
         #[arg(long)]
         all: bool,
+    },
+    /// How the rooms were used: calls and minutes in call per room, day, hour or weekday (UTC)
+    Usage {
+        /// From this time: milliseconds since the epoch, or an age such as 7d [default: 30d]
+        #[arg(long)]
+        since: Option<String>,
+        /// Until this time (same forms as --since) [default: now]
+        #[arg(long)]
+        until: Option<String>,
+        /// What to sum by
+        #[arg(long, default_value = "room", value_parser = ["room", "day", "hour", "weekday"])]
+        by: String,
+        /// Every call session of the period as CSV instead
+        #[arg(long, conflicts_with = "by")]
+        sessions: bool,
     },
 }
 
@@ -322,6 +338,20 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                 limit: (!*all).then_some(*limit),
             };
             audit::audit(&client(g)?, &query, g.json, out).map(|()| 0)
+        }
+        Command::Usage {
+            since,
+            until,
+            by,
+            sessions,
+        } => {
+            let args = usage::UsageArgs {
+                since: since.as_deref(),
+                until: until.as_deref(),
+                by,
+                sessions: *sessions,
+            };
+            usage::usage(&client(g)?, &args, g.json, out).map(|()| 0)
         }
     }
 }

@@ -485,6 +485,45 @@ fn tokens_endpoints_config_and_one_line_errors() {
 }
 
 #[test]
+fn usage_as_a_table_as_json_and_its_sessions_as_csv() {
+    let service = serve();
+    let token = service.token();
+    let ctl = || {
+        let mut c = service.ctl();
+        c.env("ROOMLINKCTL_TOKEN", &token);
+        c
+    };
+    // A new enterprise has no call yet: the headers and the zero totals.
+    let out = run(ctl().args(["usage", "--since", "7d"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.starts_with("ROOM "), "{shown}");
+    assert!(shown.contains("0 calls, 0.0 minutes in call"), "{shown}");
+    let out = run(ctl().args(["usage", "--by", "hour"]));
+    assert!(
+        text(&out.stdout).starts_with("HOUR "),
+        "{}",
+        text(&out.stdout)
+    );
+    let answer = json_out(&run(ctl().args(["usage", "--by", "weekday", "--json"])));
+    assert_eq!(answer["groupBy"], "weekday");
+    assert_eq!(answer["groups"], serde_json::json!([]));
+    let out = run(ctl().args(["usage", "--sessions", "--since", "24h"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "endpointId,startedAt,endedAt,durationSeconds,source\n"
+    );
+    // Refused before anything is sent, and the service's own refusal in one line.
+    let out = run(ctl().args(["usage", "--by", "month"]));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = run(ctl().args(["usage", "--since", "1000", "--until", "10"]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("roomlinkctl: Invalid ("), "{err}");
+}
+
+#[test]
 fn without_credentials_the_error_says_how_to_give_a_token() {
     let home = tempfile::tempdir().unwrap();
     // Nothing listens on port 9: the error must come before any request.
