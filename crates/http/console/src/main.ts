@@ -6,6 +6,7 @@ import { reset } from "./live";
 import { auditPage, failuresPage, importPage, listenersPage } from "./pages";
 import { roomPage } from "./room";
 import { roomsPage, wallPage } from "./rooms";
+import { usagePage } from "./usage";
 
 const app = document.getElementById("app") as HTMLElement;
 let leave: (() => void) | null = null;
@@ -58,6 +59,7 @@ const NAV: [string, string, boolean][] = [
   ["#/import", "Import", false],
   ["#/listeners", "Listeners", false],
   ["#/failures", "Failures", false],
+  ["#/usage", "Usage", false],
   ["#/audit", "Audit log", true],
 ];
 
@@ -103,6 +105,7 @@ function route(): void {
   else if (hash === "#/import") leave = importPage(main);
   else if (hash === "#/listeners") leave = listenersPage(main);
   else if (hash === "#/failures") leave = failuresPage(main);
+  else if (hash === "#/usage") leave = usagePage(main);
   else if (hash === "#/audit") leave = auditPage(main);
   else leave = roomsPage(main);
   document.title = `${main.querySelector("h1")?.textContent ?? "Console"} · roomlink`;

@@ -170,6 +170,21 @@ try {
     await page.locator("#room-live .state-idle").waitFor({ timeout: 15000 });
   });
 
+  await step("usage: the call just made is a bar and warms its hour of the heatmap", async () => {
+    await page.getByRole("link", { name: "Usage", exact: true }).click();
+    await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
+    const bar = page.locator(`#usage-bars rect[data-room="${board.id}"]`);
+    await bar.waitFor();
+    expect((await page.locator("#usage-bars").textContent()).includes(board.name), "the bar is labelled with the room's name");
+    await page.locator("#usage-heatmap").waitFor();
+    const warm = await page.locator("#usage-heatmap rect.heat").evaluateAll(
+      (cells) => cells.filter((c) => c.getAttribute("fill-opacity") !== "0.04").length);
+    expect(warm >= 1, `a warm cell in the heatmap: ${warm}`);
+    expect(/^[1-9][0-9]* calls?,/.test(await page.locator("#usage-totals").textContent()), await page.locator("#usage-totals").textContent());
+    expect((await page.locator("#usage-busiest").textContent()).startsWith("Busiest hour:"), "the busiest hour is named");
+    await shot("usage");
+  });
+
   await step("upload a CSV: the plan comes first, then the apply", async () => {
     await page.getByRole("link", { name: "Import", exact: true }).click();
     const csv = [
