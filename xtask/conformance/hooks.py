@@ -118,6 +118,13 @@ NOT_EXPRESSIBLE["endpoints.meetings"] = {
         ("the enterprise has no ", "no calendar account of the room's calendarType is stored"),
     ]
 }
+for op in ("analytics.usage", "analytics.sessions"):
+    NOT_EXPRESSIBLE[op] = {
+        "Invalid": [
+            ("from, to: expected from < to", "a relation between two parameters (or one and now)"),
+            ("from, to: at most 366 days apart", "a relation between two parameters (or one and now)"),
+        ]
+    }
 NOT_EXPRESSIBLE["calendaraccounts.put"] = {
     "Invalid": [
         ("baseUrl: the host '", "the hosts an account may name are a setting (calendar.allowed_hosts)"),
