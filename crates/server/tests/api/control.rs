@@ -60,6 +60,19 @@ pub async fn sim_state(app: &TestApp, room: &Room, address: &str) -> Value {
     json(response).await.1
 }
 
+/// The room starts a call by itself: a command straight to the simulator, not via roomlink.
+pub async fn call_started_at_the_room(app: &TestApp, room: &Room, address: &str) {
+    let direct = app
+        .client
+        .post(format!("{}/v1/commands/join", room.sim))
+        .bearer_auth("any")
+        .json(&json!({"endpoint": {"id": room.endpoint, "name": "Boardroom", "ipAddress": address, "controlProtocol": "TANDBERG_SSH"}, "credential": {"kind": "none"}, "params": {}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(direct.status().is_success(), "{:?}", direct.text().await);
+}
+
 async fn post(app: &TestApp, token: &str, path: String) -> (StatusCode, Value) {
     app.call(Method::POST, &path, token, None).await
 }
@@ -426,16 +439,7 @@ async fn passwords_sealed_to_the_enterprise_key(app: TestApp) {
 async fn polling_refreshes_the_status_cache(app: TestApp) {
     let (rw, ro) = app.tenant("acme").await;
     let room = room(&app, &rw, SimConfig::default(), "127.77.0.7").await;
-    // The room starts a call by itself (a command straight to the simulator, not via roomlink).
-    let direct = app
-        .client
-        .post(format!("{}/v1/commands/join", room.sim))
-        .bearer_auth("any")
-        .json(&json!({"endpoint": {"id": room.endpoint, "name": "Boardroom", "ipAddress": "127.77.0.7", "controlProtocol": "TANDBERG_SSH"}, "credential": {"kind": "none"}, "params": {}}))
-        .send()
-        .await
-        .unwrap();
-    assert!(direct.status().is_success(), "{:?}", direct.text().await);
+    call_started_at_the_room(&app, &room, "127.77.0.7").await;
     let (_, before) = app
         .call(
             Method::GET,
@@ -445,21 +449,7 @@ async fn polling_refreshes_the_status_cache(app: TestApp) {
         )
         .await;
     assert_eq!(before["timestamp"], 0);
-    let (_, me) = app
-        .call(Method::GET, "/api/enterprises/self", &ro, None)
-        .await;
-    let enterprise =
-        roomlink_domain::ids::EnterpriseId::from_trusted(me["id"].as_str().unwrap().to_owned());
-    let saved = app
-        .services
-        .control
-        .poll_enterprise(
-            &enterprise,
-            roomlink_app::control::PollShare { inbound: true },
-        )
-        .await
-        .unwrap();
-    assert_eq!(saved, 1);
+    assert_eq!(app.poll_now(&ro, true).await, 1);
     let (_, after) = app
         .call(
             Method::GET,
@@ -514,11 +504,7 @@ async fn inbound_listeners_are_checked_each_round(app: TestApp) {
         assert_eq!(l["connected"], Value::Null, "inbound: {l}");
     }
 
-    let (_, me) = app
-        .call(Method::GET, "/api/enterprises/self", &ro, None)
-        .await;
-    let enterprise =
-        roomlink_domain::ids::EnterpriseId::from_trusted(me["id"].as_str().unwrap().to_owned());
+    let enterprise = app.enterprise_of(&ro).await;
     let checked = app
         .services
         .control

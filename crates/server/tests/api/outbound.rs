@@ -4,7 +4,6 @@
 
 use crate::support::app::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
-use roomlink_app::control::PollShare;
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::version::Version;
@@ -170,18 +169,7 @@ async fn commands_statuses_and_faults_travel_over_the_socket(app: TestApp) {
     assert_eq!(state["microphoneMuted"], true, "{state}");
 
     // This instance holds the socket, so its poller asks this listener, inbound lease or not.
-    let (_, me) = app
-        .call(Method::GET, "/api/enterprises/self", &rw, None)
-        .await;
-    let enterprise =
-        roomlink_domain::ids::EnterpriseId::from_trusted(me["id"].as_str().unwrap().to_owned());
-    let saved = app
-        .services
-        .control
-        .poll_enterprise(&enterprise, PollShare { inbound: false })
-        .await
-        .unwrap();
-    assert_eq!(saved, 1);
+    assert_eq!(app.poll_now(&rw, false).await, 1);
 
     // A room fault comes back as its catalog error, with no password in it.
     let fault = app

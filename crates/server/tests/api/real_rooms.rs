@@ -273,22 +273,7 @@ async fn every_driver_carries_out_every_command() {
             .devices
             .with(&site.address(protocol), |d| d.set_muted(true));
     }
-    let (_, me) = app
-        .call(Method::GET, "/api/enterprises/self", &ro, None)
-        .await;
-    let enterprise = roomlink_domain::ids::EnterpriseId::from_trusted(
-        me["id"].as_str().expect("enterprise id").to_owned(),
-    );
-    let polled = app
-        .services
-        .control
-        .poll_enterprise(
-            &enterprise,
-            roomlink_app::control::PollShare { inbound: true },
-        )
-        .await
-        .expect("poll");
-    assert_eq!(polled, PROTOCOLS.len());
+    assert_eq!(app.poll_now(&ro, true).await, PROTOCOLS.len());
     let (status, all) = app
         .call(Method::GET, "/api/endpoints/status", &ro, None)
         .await;

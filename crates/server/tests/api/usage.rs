@@ -2,7 +2,7 @@
 //! listener simulator, status polls), summed by `GET /api/analytics/usage` and listed by
 //! `GET /api/analytics/sessions`.
 
-use crate::control::room;
+use crate::control::{call_started_at_the_room, room};
 use crate::on_every_backend;
 use crate::support::app::{TestApp, assert_error};
 use reqwest::{Method, StatusCode};
@@ -52,30 +52,8 @@ async fn calls_are_recorded_with_how_they_came_about(app: TestApp) {
 
     app.clock.advance(60_000);
     // A call started on the room itself (straight to the simulator), seen by a poll round.
-    let direct = app
-        .client
-        .post(format!("{}/v1/commands/join", room.sim))
-        .bearer_auth("any")
-        .json(&json!({"endpoint": {"id": id, "name": "Boardroom", "ipAddress": "127.77.0.21", "controlProtocol": "TANDBERG_SSH"}, "credential": {"kind": "none"}, "params": {}}))
-        .send()
-        .await
-        .unwrap();
-    assert!(direct.status().is_success());
-    let (_, me) = app
-        .call(Method::GET, "/api/enterprises/self", &ro, None)
-        .await;
-    let enterprise =
-        roomlink_domain::ids::EnterpriseId::from_trusted(me["id"].as_str().unwrap().to_owned());
-    let saved = app
-        .services
-        .control
-        .poll_enterprise(
-            &enterprise,
-            roomlink_app::control::PollShare { inbound: true },
-        )
-        .await
-        .unwrap();
-    assert_eq!(saved, 1);
+    call_started_at_the_room(&app, &room, "127.77.0.21").await;
+    assert_eq!(app.poll_now(&ro, true).await, 1);
     app.clock.advance(30_000);
 
     // The sessions, oldest first: the API's, ended; the device's, still going.

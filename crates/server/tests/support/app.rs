@@ -251,6 +251,27 @@ impl TestApp {
         json(request.send().await.expect("request")).await
     }
 
+    /// The caller's enterprise, as `GET /api/enterprises/self` names it.
+    pub async fn enterprise_of(&self, token: &str) -> roomlink_domain::ids::EnterpriseId {
+        let (_, me) = self
+            .call(Method::GET, "/api/enterprises/self", token, None)
+            .await;
+        roomlink_domain::ids::EnterpriseId::from_trusted(
+            me["id"].as_str().expect("enterprise id").to_owned(),
+        )
+    }
+
+    /// One status poll round of the caller's enterprise, now (`inbound`: this instance holds
+    /// the inbound poll lease); how many statuses it saved.
+    pub async fn poll_now(&self, token: &str, inbound: bool) -> usize {
+        let enterprise = self.enterprise_of(token).await;
+        self.services
+            .control
+            .poll_enterprise(&enterprise, roomlink_app::control::PollShare { inbound })
+            .await
+            .expect("poll")
+    }
+
     pub async fn create_endpoint(&self, token: &str, body: Value) -> Value {
         let (status, created) = self
             .call(Method::POST, "/api/endpoints", token, Some(body))
