@@ -27,10 +27,7 @@ pub fn audit(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let now = now_ms();
-    let from = query.since.map(|t| moment(t, now)).transpose()?;
-    let to = query.until.map(|t| moment(t, now)).transpose()?;
-    let (from, to) = (from.map(|n| n.to_string()), to.map(|n| n.to_string()));
+    let (from, to) = period(query.since, query.until)?;
     let mut entries: Vec<Value> = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -98,7 +95,21 @@ pub fn audit(
     Ok(())
 }
 
-pub(crate) fn now_ms() -> i64 {
+/// `--since` and `--until` as the service's `from` and `to` (milliseconds, as text).
+pub(crate) fn period(
+    since: Option<&str>,
+    until: Option<&str>,
+) -> Result<(Option<String>, Option<String>), CliError> {
+    let now = now_ms();
+    let ms = |t: Option<&str>| -> Result<Option<String>, CliError> {
+        Ok(t.map(|t| moment(t, now))
+            .transpose()?
+            .map(|n| n.to_string()))
+    };
+    Ok((ms(since)?, ms(until)?))
+}
+
+fn now_ms() -> i64 {
     use roomlink_domain::ports::Clock;
     roomlink_domain::system::SystemClock.now_ms()
 }

@@ -1,7 +1,7 @@
 //! `usage`: how the rooms were used (`GET /api/analytics/usage`), or, with `--sessions`, every
 //! call session of the period as CSV (`GET /api/analytics/sessions`).
 
-use crate::audit::{moment, now_ms};
+use crate::audit::period;
 use crate::client::{CliError, Client, json_body};
 use crate::output::{cell, json, table};
 use reqwest::Method;
@@ -25,10 +25,7 @@ pub fn usage(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let now = now_ms();
-    let from = args.since.map(|t| moment(t, now)).transpose()?;
-    let to = args.until.map(|t| moment(t, now)).transpose()?;
-    let (from, to) = (from.map(|n| n.to_string()), to.map(|n| n.to_string()));
+    let (from, to) = period(args.since, args.until)?;
     let mut params: Vec<(&str, &str)> = Vec::new();
     for (name, value) in [("from", from.as_deref()), ("to", to.as_deref())] {
         if let Some(value) = value {

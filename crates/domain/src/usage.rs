@@ -24,8 +24,7 @@ pub const SESSION_RULE: &str = "a room has one open call session exactly while i
 pub const JOIN_ATTRIBUTION_MS: i64 = 5 * 60 * 1000;
 
 /// How a call came about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum JoinSource {
     /// A join through the API (roomlinkctl, the console, an integration).
     Api,
@@ -76,8 +75,7 @@ impl JoinSource {
 }
 
 /// One call of one room, as recorded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallSession {
     pub endpoint_id: EndpointId,
     pub started_ms: i64,
@@ -248,44 +246,40 @@ pub struct UsageGroup {
 }
 
 impl UsageGroup {
-    /// `Internal` if the store answered a group number that is not one.
-    pub fn of(grouping: UsageGrouping, totals: UsageTotals) -> Result<UsageGroup> {
-        let key = match grouping {
-            UsageGrouping::Room => totals.key,
-            _ => grouping.label(totals.key.parse::<i64>().map_err(|_| {
-                Error::internal(format!("usage group {:?} is not a number", totals.key))
-            })?),
-        };
-        Ok(UsageGroup {
+    fn new(key: String, totals: &UsageTotals) -> UsageGroup {
+        UsageGroup {
             key,
             calls: totals.calls,
             // Tenths of a minute: finer says nothing a poll interval can vouch for.
             minutes_in_call: (totals.ms_in_call as f64 / 6_000.0).round() / 10.0,
             days_used: totals.days_used,
-        })
+        }
     }
 }
 
 /// The store's totals as answered: numbered groups labelled and in their natural order (hours
-/// 0 to 23, Monday to Sunday, oldest day first), rooms by id.
+/// 0 to 23, Monday to Sunday, oldest day first), rooms by id in the store's order. `Internal`
+/// if the store answered a group number that is not one.
 pub fn usage_groups(grouping: UsageGrouping, totals: Vec<UsageTotals>) -> Result<Vec<UsageGroup>> {
+    if grouping == UsageGrouping::Room {
+        return Ok(totals
+            .iter()
+            .map(|t| UsageGroup::new(t.key.clone(), t))
+            .collect());
+    }
     let mut numbered: Vec<(i64, UsageTotals)> = Vec::with_capacity(totals.len());
     for t in totals {
-        let n = match grouping {
-            UsageGrouping::Room => 0,
-            _ => t
-                .key
-                .parse::<i64>()
-                .map_err(|_| Error::internal(format!("usage group {:?} is not a number", t.key)))?,
-        };
+        let n = t
+            .key
+            .parse::<i64>()
+            .map_err(|_| Error::internal(format!("usage group {:?} is not a number", t.key)))?;
         numbered.push((n, t));
     }
-    // Stable: rooms keep the store's order.
     numbered.sort_by_key(|(n, _)| *n);
-    numbered
-        .into_iter()
-        .map(|(_, t)| UsageGroup::of(grouping, t))
-        .collect()
+    Ok(numbered
+        .iter()
+        .map(|(n, t)| UsageGroup::new(grouping.label(*n), t))
+        .collect())
 }
 
 /// The most sessions one CSV of sessions holds; a longer period is refused, not cut short.
@@ -419,8 +413,8 @@ mod tests {
                 },
             ]
         );
-        let group = UsageGroup::of(UsageGrouping::Room, totals[0].clone()).unwrap();
-        assert_eq!(group.minutes_in_call, 70.0);
+        let groups = usage_groups(UsageGrouping::Room, totals).unwrap();
+        assert_eq!(groups[0].minutes_in_call, 70.0);
     }
 
     #[test]
