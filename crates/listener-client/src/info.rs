@@ -34,6 +34,7 @@ pub fn minimum_version(command: &str) -> Option<(Version, &'static str)> {
         "status" => (Version(2, 15, 0), "2.15.0"),
         "pushcalendar" => (Version(3, 1, 0), "3.1.0"),
         "readcalendar" => (Version(3, 2, 0), "3.2.0"),
+        "readinventory" => (Version(3, 3, 0), "3.3.0"),
         _ => return None,
     })
 }

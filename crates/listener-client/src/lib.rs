@@ -33,6 +33,7 @@ use roomlink_domain::cluster::{LinkFailure, LinkRequest, ListenerLinks};
 use roomlink_domain::enums::{CalendarType, EndpointCapability};
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, ListenerServiceId};
+use roomlink_domain::inventory::Inventory;
 use roomlink_domain::listener::ListenerRoute;
 use roomlink_domain::ports::{
     Command, CommandTarget, EndpointCredential, ListenerAddress, ListenerTransport, ObservedState,
@@ -42,8 +43,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::{Answer, Retry, exchange, exchange_link};
 use wire::{
-    CalendarAnswer, CalendarQuery, CommandBody, FailureBody, StateAnswer, StatusAnswer, StatusBody,
-    StatusEntry,
+    CalendarAnswer, CalendarQuery, CommandBody, FailureBody, InventoryAnswer, StateAnswer,
+    StatusAnswer, StatusBody, StatusEntry, WireParams,
 };
 
 /// The protocol's limit on endpoints per `POST /v1/status`.
@@ -226,12 +227,15 @@ impl HttpListenerClient {
         }
     }
 
-    async fn send_command(
+    /// A command for one room (`call.command`) through the listener's gates, its success
+    /// answer's body. `retry` says whether it is safe to send again after a reset.
+    async fn room_command(
         &self,
         target: &CommandTarget,
-        command: &Command,
+        params: Option<WireParams>,
+        retry: Retry,
         call: &mut Call<'_>,
-    ) -> Result<ObservedState> {
+    ) -> Result<Vec<u8>> {
         let deadline = Instant::now() + self.config.command_timeout;
         let info = self.info(Peer::of(target), call, deadline).await?;
         call.version = Some(info.version_text.clone());
@@ -247,14 +251,14 @@ impl HttpListenerClient {
         let body = CommandBody {
             endpoint: wire::endpoint(&target.endpoint),
             credential: Some(wire::credential(&target.credential)),
-            params: wire::params(command),
+            params,
         };
         let path = format!("/v1/commands/{}", call.command);
         let request = Request {
             method: reqwest::Method::POST,
             path: &path,
             body: Some(Self::json(call, &body)?),
-            retry: Retry::Never,
+            retry,
         };
         let answer = self.ask(Peer::of(target), call, request, deadline).await?;
         if answer.status == 404 {
@@ -264,13 +268,41 @@ impl HttpListenerClient {
         if !answer.is_success() {
             return Err(call.from_status(answer.status, &answer.body, Some(&target.endpoint)));
         }
-        serde_json::from_slice::<StateAnswer>(&answer.body)
+        Ok(answer.body)
+    }
+
+    async fn send_command(
+        &self,
+        target: &CommandTarget,
+        command: &Command,
+        call: &mut Call<'_>,
+    ) -> Result<ObservedState> {
+        let body = self
+            .room_command(target, wire::params(command), Retry::Never, call)
+            .await?;
+        serde_json::from_slice::<StateAnswer>(&body)
             .map(|a| wire::observed(a.state))
             .map_err(|e| {
                 call.not_protocol(format!(
                     "the {} answer is not the protocol: {e}",
                     call.command
                 ))
+            })
+    }
+
+    /// `readinventory`: a read, so sent again once after a connection reset.
+    async fn device_inventory(
+        &self,
+        target: &CommandTarget,
+        call: &mut Call<'_>,
+    ) -> Result<Inventory> {
+        let body = self
+            .room_command(target, None, Retry::OnceOnReset, call)
+            .await?;
+        serde_json::from_slice::<InventoryAnswer>(&body)
+            .map(|a| wire::inventory(a.inventory))
+            .map_err(|e| {
+                call.not_protocol(format!("the readinventory answer is not the protocol: {e}"))
             })
     }
 
@@ -587,6 +619,21 @@ impl ListenerTransport for HttpListenerClient {
         if let Err(e) = &outcome {
             tracing::warn!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
                 error = %e, "listener calendar read failed");
+        }
+        outcome
+    }
+
+    async fn read_inventory(&self, target: &CommandTarget) -> Result<Inventory> {
+        let mut call = Call::new(
+            &target.listener_id,
+            "readinventory",
+            target.listener_secret.expose(),
+        )
+        .with_password(password(&target.credential));
+        let outcome = self.device_inventory(target, &mut call).await;
+        if let Err(e) = &outcome {
+            tracing::info!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
+                error = %e, "room inventory read failed");
         }
         outcome
     }

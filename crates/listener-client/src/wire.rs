@@ -9,13 +9,62 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::calendar::push::CalendarPush;
 use roomlink_domain::endpoint::Endpoint;
+use roomlink_domain::inventory::{
+    AddressKind, Inventory, MAX_ITEMS, NetworkAddress, Peripheral, PeripheralKind, clean_text,
+};
 use roomlink_domain::ports::{Command, EndpointCredential, ObservedState};
 pub use roomlink_listener_wire::{
-    CalendarAnswer, CalendarQuery, CommandBody, StateAnswer, StatusAnswer, StatusBody, StatusEntry,
-    WireCalendar, WireCredential, WireDial, WireEndpoint, WireEvent, WireMeeting, WireParams,
-    WireState,
+    CalendarAnswer, CalendarQuery, CommandBody, InventoryAnswer, StateAnswer, StatusAnswer,
+    StatusBody, StatusEntry, WireCalendar, WireCredential, WireDial, WireEndpoint, WireEvent,
+    WireInventory, WireMeeting, WireParams, WireState,
 };
 use serde_json::Value;
+
+/// A listener's inventory answer as the domain keeps it: texts cleaned and cut, lists capped,
+/// addresses of a kind roomlink does not know left out, peripheral kinds it does not know
+/// kept as `other`.
+pub fn inventory(w: WireInventory) -> Inventory {
+    Inventory {
+        vendor: clean_text(w.vendor),
+        product: clean_text(w.product),
+        model: clean_text(w.model),
+        serial_number: clean_text(w.serial_number),
+        software_version: clean_text(w.software_version),
+        software_release_date: clean_text(w.software_release_date),
+        uptime_seconds: w.uptime_seconds,
+        addresses: w
+            .addresses
+            .into_iter()
+            .filter_map(|a| {
+                Some(NetworkAddress {
+                    kind: AddressKind::parse(&a.kind)?,
+                    value: clean_text(Some(a.value))?,
+                })
+            })
+            .take(MAX_ITEMS)
+            .collect(),
+        peripherals: w
+            .peripherals
+            .into_iter()
+            .take(MAX_ITEMS)
+            .map(|p| Peripheral {
+                kind: PeripheralKind::from_listener(&p.kind),
+                id: clean_text(p.id),
+                name: clean_text(p.name),
+                model: clean_text(p.model),
+                serial_number: clean_text(p.serial_number),
+                software_version: clean_text(p.software_version),
+                connected: p.connected,
+            })
+            .collect(),
+        not_reported: w
+            .not_reported
+            .into_iter()
+            .filter_map(|f| clean_text(Some(f)))
+            .take(MAX_ITEMS)
+            .collect(),
+    }
+}
 
 /// The endpoint as a listener needs it to reach the room system (never its password).
 pub fn endpoint(endpoint: &Endpoint) -> WireEndpoint {

@@ -62,6 +62,7 @@ pub const COMMANDS: &[(&str, Version)] = &[
     ("status", Version::new(2, 15, 0)),
     ("pushcalendar", Version::new(3, 1, 0)),
     ("readcalendar", Version::new(3, 2, 0)),
+    ("readinventory", Version::new(3, 3, 0)),
 ];
 
 /// The commands a listener of `version` has, in protocol order.

@@ -330,6 +330,77 @@ pub struct WireOrganizer {
     pub email: Option<String>,
 }
 
+/// `readinventory`'s answer (listener 3.3.0): `{"inventory": {...}}`. The request is a
+/// command body (`endpoint`, `credential`, no `params`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct InventoryAnswer {
+    pub inventory: WireInventory,
+}
+
+/// What a room system says about itself. Every field is what the device reported, absent
+/// when it did not say; `notReported` names the fields this driver cannot read from this kind
+/// of device at all (so "absent" and "the device has none" can be told apart).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireInventory {
+    /// `Cisco`, `Poly`, or what a Mesh driver server says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<String>,
+    /// The product as the device names it (Cisco `SystemUnit ProductId`, Poly `Model`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
+    /// The hardware platform, for grouping (Cisco `SystemUnit ProductPlatform`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_version: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_release_date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uptime_seconds: Option<u64>,
+    pub addresses: Vec<WireAddress>,
+    pub peripherals: Vec<WirePeripheral>,
+    /// Field names of this object the driver cannot read (`uptimeSeconds`, `peripherals`, ...).
+    pub not_reported: Vec<String>,
+}
+
+/// One network address of a room system.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WireAddress {
+    /// `ipv4`, `ipv6` or `mac`.
+    pub kind: String,
+    pub value: String,
+}
+
+/// One device connected to the room system.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WirePeripheral {
+    /// `touchPanel`, `camera`, `microphone`, `speaker`, `controlSystem`, `display` or `other`.
+    pub kind: String,
+    /// The device's own id for it (Cisco: the peripheral's `ID`, often its MAC address).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Hardware model (Cisco `HardwareInfo`, camera `Model`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub software_version: Option<String>,
+    /// Whether the room system sees it now (Cisco `Status` = `Connected`, camera `Connected`).
+    pub connected: bool,
+}
+
+/// The most addresses and peripherals an inventory answer may list (each).
+pub const MAX_INVENTORY_ITEMS: usize = 64;
+
 /// The failure names of `readcalendar` (docs/listener-protocol.md).
 pub mod calendar_failure {
     /// The calendar system could not be read (refused the account, no such mailbox, no

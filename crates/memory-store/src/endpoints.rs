@@ -152,6 +152,7 @@ impl EndpointStore for MemoryStore {
             .retain(|p| !(p.enterprise_id == *enterprise && p.endpoint_id == *id));
         s.statuses.remove(&(enterprise.clone(), id.clone()));
         s.joins.remove(&(enterprise.clone(), id.clone()));
+        s.inventories.remove(&(enterprise.clone(), id.clone()));
         s.sessions
             .retain(|(e, session)| !(e == enterprise && session.endpoint_id == *id));
         s.list_changed(enterprise);

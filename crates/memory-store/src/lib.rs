@@ -9,6 +9,7 @@
 mod audit;
 mod calendars;
 mod endpoints;
+mod inventory;
 mod listeners;
 mod records;
 mod sealed;
@@ -57,6 +58,8 @@ struct State {
     sessions: Vec<(EnterpriseId, CallSession)>,
     /// Each room's last join by roomlink: its source and when it was asked.
     joins: HashMap<(EnterpriseId, EndpointId), (JoinSource, i64)>,
+    /// Each room's inventory record (its listener is read from the endpoint when listed).
+    inventories: HashMap<(EnterpriseId, EndpointId), inventory::Stored>,
 }
 
 impl State {

@@ -123,6 +123,7 @@ impl EnterpriseStore for MemoryStore {
             auto_joins,
             sessions,
             joins,
+            inventories,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -147,6 +148,7 @@ impl EnterpriseStore for MemoryStore {
         auto_joins.retain(|c| c.claim.enterprise_id != *id);
         sessions.retain(|(e, _)| e != id);
         joins.retain(|(e, _), _| e != id);
+        inventories.retain(|(e, _), _| e != id);
         Ok(Some(revoked))
     }
 }

@@ -208,6 +208,7 @@ mod endpoints;
 mod enterprises;
 mod error;
 mod failures;
+mod inventory;
 mod lease;
 mod links;
 mod listeners;

@@ -173,6 +173,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    endpoint_inventories (endpoint_id) {
+        endpoint_id -> Text,
+        enterprise_id -> Text,
+        attempted_ms -> BigInt,
+        read_ms -> Nullable<BigInt>,
+        inventory -> Nullable<Text>,
+        model -> Nullable<Text>,
+        software_version -> Nullable<Text>,
+        failure_name -> Nullable<Text>,
+        failure_message -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     failures (id) {
         id -> Text,
         seq -> BigInt,
@@ -231,6 +245,7 @@ diesel::table! {
 
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
 diesel::joinable!(call_sessions -> endpoints (endpoint_id));
+diesel::joinable!(endpoint_inventories -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
 diesel::joinable!(listener_checks -> listener_services (listener_id));
 
@@ -250,4 +265,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     calendar_accounts,
     auto_joins,
     call_sessions,
+    endpoint_inventories,
 );

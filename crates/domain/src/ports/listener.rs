@@ -6,6 +6,7 @@ use crate::endpoint::Endpoint;
 use crate::enums::{CalendarType, EndpointCapability};
 use crate::error::Result;
 use crate::ids::{EndpointId, ListenerServiceId};
+use crate::inventory::Inventory;
 use crate::listener::ListenerRoute;
 use crate::rules::dtmf::Dtmf;
 use crate::rules::join::JoinRequest;
@@ -110,6 +111,15 @@ pub trait ListenerTransport: Send + Sync {
         Err(crate::error::Error::calendar_server(
             calendar_id,
             "this listener transport reads no calendars",
+        ))
+    }
+    /// What the target's room system says about itself (`readinventory`, listener 3.3.0).
+    /// The listener errors of the other commands (`ForwardsCompatibility` for an older
+    /// listener, the remote-system errors when the room cannot be read).
+    async fn read_inventory(&self, target: &CommandTarget) -> Result<Inventory> {
+        let _ = target;
+        Err(crate::error::Error::invalid(
+            "this listener transport reads no inventories",
         ))
     }
 }

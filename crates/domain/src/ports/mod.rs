@@ -41,6 +41,7 @@ pub trait Store:
     + FailureStore
     + AuditStore
     + UsageStore
+    + InventoryStore
     + SealedSecretStore
     + CalendarAccountStore
     + AutoJoinStore
@@ -61,6 +62,7 @@ impl<T> Store for T where
         + FailureStore
         + AuditStore
         + UsageStore
+        + InventoryStore
         + SealedSecretStore
         + CalendarAccountStore
         + AutoJoinStore

@@ -6,6 +6,7 @@ use crate::endpoint::page::{EndpointPage, ListPosition};
 use crate::enterprise::{Enterprise, EnterpriseUsage, ServiceUser};
 use crate::error::Result;
 use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId, PairingCodeId, TokenId};
+use crate::inventory::{EndpointInventory, InventoryFilter, InventoryPage, InventoryRead};
 use crate::listener::{LinkPresence, ListenerCheck, ListenerService};
 use crate::pairing::{PairedStatus, PairingCode};
 use crate::rules::csv::{CsvContext, CsvReport, CsvWrite};
@@ -346,6 +347,43 @@ pub trait UsageStore: Send + Sync {
     ) -> Result<Vec<CallSession>>;
     /// Deletes every session that ended before `cutoff`; returns how many.
     async fn purge_call_sessions(&self, cutoff: i64) -> Result<u64>;
+}
+
+/// Room inventories ([`crate::inventory`]), one record per endpoint; a deleted endpoint's
+/// record goes with it.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait InventoryStore: Send + Sync {
+    /// Records one read attempt at `at`: a read replaces the inventory and clears the failure;
+    /// a failure keeps the last inventory and records why. Nothing is written when the
+    /// endpoint is not one of `enterprise`'s (it may have been deleted meanwhile).
+    async fn save_inventory(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        at: i64,
+        read: &InventoryRead,
+    ) -> Result<()>;
+    async fn inventory(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+    ) -> Result<Option<EndpointInventory>>;
+    /// At most `limit` of the enterprise's records passing `filter` (on the last good read;
+    /// `listener` on the endpoint's listener now), in endpoint id order after `after`.
+    async fn inventory_page(
+        &self,
+        enterprise: &EnterpriseId,
+        filter: &InventoryFilter,
+        after: Option<EndpointId>,
+        limit: usize,
+    ) -> Result<InventoryPage>;
+    /// When each of `endpoints` that has a record was last tried.
+    async fn inventory_attempts(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoints: &[EndpointId],
+    ) -> Result<Vec<(EndpointId, i64)>>;
 }
 
 #[cfg_attr(feature = "mock", automock)]

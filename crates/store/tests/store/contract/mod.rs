@@ -9,6 +9,7 @@ mod audit;
 mod calendars;
 mod csv;
 mod endpoints;
+mod inventory;
 mod keys;
 mod links;
 mod pairing;
@@ -21,6 +22,7 @@ pub use audit::*;
 pub use calendars::*;
 pub use csv::*;
 pub use endpoints::*;
+pub use inventory::*;
 pub use keys::*;
 pub use links::*;
 pub use pairing::*;
@@ -106,6 +108,9 @@ macro_rules! contract_tests {
             call_sessions_follow_the_statuses,
             usage_sums_agree_with_the_reference,
             call_sessions_are_purged_once_ended_before_the_cutoff,
+            inventories_keep_the_last_read_through_failures,
+            inventory_listings_filter_and_page_by_endpoint_id,
+            inventories_are_scoped_and_go_with_their_endpoint,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(
