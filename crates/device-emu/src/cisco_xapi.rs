@@ -16,10 +16,12 @@
 //! - Hang-up or DTMF without a call: `<XxxResult status="Error"><Reason>No active call</Reason>`.
 //! - `getxml` of an unknown path: `<Fault><XPathError><Reason>No match on address
 //!   expression.</Reason><XPath>…</XPath></XPathError></Fault>` (TC5's `Fault`/`XPathError`
-//!   names, the reason of the JSON form); `/Status/Call` for an Integrator is the same fault with
-//!   `Permission denied`; `/Status/Call` with no call is an empty `<Status …/>`.
+//!   names, the reason of the JSON form); `/Status/Call` and `/Status/Network` for an Integrator
+//!   are the same fault with `Permission denied`; `/Status/Call` with no call is an empty
+//!   `<Status …/>`. What the codec says about itself is built in [`crate::cisco_inventory`].
 //! - Call status values: `Dialling` until the device connects, then `Connected`.
 
+use crate::cisco_inventory;
 use crate::device::{Device, Fault, Phase};
 use crate::xml::Element;
 
@@ -57,7 +59,7 @@ impl Firmware {
         }
     }
 
-    fn product(self) -> (&'static str, &'static str) {
+    pub(crate) fn product(self) -> (&'static str, &'static str) {
         match self {
             Firmware::Ce => ("Cisco Webex Room Kit", "Room Kit"),
             Firmware::Tc => ("Cisco TelePresence SX20", "SX20"),
@@ -365,10 +367,12 @@ pub fn execute(command: &Command, device: &mut Device, role: Role) -> Element {
 /// The device's whole `<Status>` document, as the role sees it.
 pub fn status_tree(device: &Device, firmware: Firmware, role: Role) -> Element {
     let phase = device.phase();
-    let (product_id, platform) = firmware.product();
     let mut root = Element::new("Status")
         .attr("product", "Cisco Codec")
-        .attr("version", firmware.version())
+        .attr(
+            "version",
+            cisco_inventory::software(device, firmware).version,
+        )
         .attr("apiVersion", "4");
     root = root.child(
         Element::new("Audio")
@@ -404,30 +408,28 @@ pub fn status_tree(device: &Device, firmware: Firmware, role: Role) -> Element {
     }
     let active = device.active_calls();
     let dialling = u32::from(phase == Phase::Dialling);
-    root.child(
-        Element::new("SystemUnit")
-            .child(Element::leaf("ProductId", product_id))
-            .child(Element::leaf("ProductPlatform", platform))
-            .child(
-                Element::new("Software")
-                    .child(Element::leaf("DisplayName", firmware.display_name()))
-                    .child(Element::leaf("Version", firmware.version())),
-            )
-            .child(
-                Element::new("State")
-                    .child(Element::leaf("NumberOfActiveCalls", active.to_string()))
-                    .child(Element::leaf(
-                        "NumberOfInProgressCalls",
-                        dialling.to_string(),
-                    ))
-                    .child(Element::leaf("NumberOfSuspendedCalls", "0"))
-                    .child(Element::leaf(
-                        "System",
-                        if active > 0 { "InCall" } else { "Initialized" },
-                    )),
-            ),
-    )
+    let state = Element::new("State")
+        .child(Element::leaf("NumberOfActiveCalls", active.to_string()))
+        .child(Element::leaf(
+            "NumberOfInProgressCalls",
+            dialling.to_string(),
+        ))
+        .child(Element::leaf("NumberOfSuspendedCalls", "0"))
+        .child(Element::leaf(
+            "System",
+            if active > 0 { "InCall" } else { "Initialized" },
+        ));
+    root = root.child(cisco_inventory::cameras(device));
+    if role == Role::Admin {
+        root = root.child(cisco_inventory::network(device));
+    }
+    root.child(cisco_inventory::peripherals(device, firmware))
+        .child(cisco_inventory::system_unit(device, firmware, state))
 }
+
+/// Top-level status an Integrator may not read: `Call` (calls are private) and, decided here
+/// [I], `Network` (the codec's addresses are an Admin's business).
+const INTEGRATOR_REFUSED: [&str; 2] = ["Call", "Network"];
 
 fn fault(reason: &str, xpath: &str) -> Element {
     Element::new("Fault").child(
@@ -449,10 +451,11 @@ pub fn select(tree: &Element, location: &str, role: Role) -> Result<Element, Ele
     if !first.eq_ignore_ascii_case(&tree.name) {
         return Err(no_match());
     }
-    if rest
-        .first()
-        .is_some_and(|w| name_of(w).eq_ignore_ascii_case("Call"))
-        && role == Role::Integrator
+    if rest.first().is_some_and(|w| {
+        INTEGRATOR_REFUSED
+            .iter()
+            .any(|r| name_of(w).eq_ignore_ascii_case(r))
+    }) && role == Role::Integrator
     {
         return Err(fault("Permission denied", &xpath));
     }

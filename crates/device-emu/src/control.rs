@@ -6,12 +6,18 @@
 //! - `PUT /emu/devices/{address}/faults/{name}` (body `{"ms": N}` optional, for `slow`),
 //!   `DELETE /emu/devices/{address}/faults/{name}`, `DELETE /emu/devices/{address}/faults`.
 //! - `PUT /emu/devices/{address}/credentials` `{"username": "…", "password": "…"}`.
+//! - `PUT|DELETE /emu/devices/{address}/peripherals/{id}/disconnected`: loses or restores a
+//!   peripheral (`id`: a Cisco `ConnectedDevice` `ID`, or Poly's `microphones`, `camera`,
+//!   `remotecontrol`; the view's `inventory` lists them).
+//! - `PUT /emu/devices/{address}/software` `{"version": "…", "releaseDate": "YYYY-MM-DD"}`
+//!   (`releaseDate` optional): the software version the device reports from then on;
+//!   `DELETE` returns to the firmware's own.
 //!
 //! Errors are `{"error": CODE, "message": TEXT}` with 400 (bad address or body), 404 (unknown
-//! path or fault name) or 405.
+//! path, fault name or peripheral) or 405.
 
 use crate::Frontend;
-use crate::device::{Devices, Fault};
+use crate::device::{Devices, Fault, Software};
 use crate::http::{self, Request, Response, respond};
 use hyper::{Method, StatusCode};
 use serde::Deserialize;
@@ -172,7 +178,57 @@ fn device_request(request: &Request, devices: &Devices, address: &str, rest: &[&
                 ),
             }
         }
-        [] | ["faults"] | ["faults", _] | ["credentials"] => error(
+        ["peripherals", id, "disconnected"]
+            if method == Method::PUT || method == Method::DELETE =>
+        {
+            if !crate::inventory::has_peripheral(address, id) {
+                return error(
+                    StatusCode::NOT_FOUND,
+                    "unknown_peripheral",
+                    format!(
+                        "no peripheral {:?}; this device's are {}",
+                        truncate(id),
+                        crate::inventory::peripheral_ids(address).join(", ")
+                    ),
+                );
+            }
+            let lost = method == Method::PUT;
+            devices.with(address, |d| {
+                if lost {
+                    d.disconnected_peripherals.insert((*id).to_owned())
+                } else {
+                    d.disconnected_peripherals.remove(*id)
+                }
+            });
+            tracing::info!(%address, peripheral = %id, disconnected = lost, "peripheral changed");
+            json_answer(StatusCode::OK, &view(devices))
+        }
+        ["software"] if method == Method::PUT => {
+            let software = match serde_json::from_slice::<Software>(&request.body) {
+                Ok(s) if valid_software(&s) => s,
+                _ => {
+                    return error(
+                        StatusCode::BAD_REQUEST,
+                        "bad_body",
+                        "expected {\"version\": \"1 to 100 characters\", \"releaseDate\": \"YYYY-MM-DD\"} (releaseDate optional)",
+                    );
+                }
+            };
+            tracing::info!(%address, version = %software.version, "software set");
+            devices.with(address, |d| d.software = Some(software));
+            json_answer(StatusCode::OK, &view(devices))
+        }
+        ["software"] if method == Method::DELETE => {
+            devices.with(address, |d| d.software = None);
+            tracing::info!(%address, "software reset to the firmware's");
+            json_answer(StatusCode::OK, &view(devices))
+        }
+        []
+        | ["faults"]
+        | ["faults", _]
+        | ["credentials"]
+        | ["software"]
+        | ["peripherals", _, "disconnected"] => error(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             format!("{method} is not allowed on {}", truncate(&request.path)),
@@ -182,5 +238,100 @@ fn device_request(request: &Request, devices: &Devices, address: &str, rest: &[&
             "not_found",
             format!("no such path: {}", truncate(&request.path)),
         ),
+    }
+}
+
+/// A version the device can report: one line, not empty, not huge; a release date shaped
+/// `YYYY-MM-DD`.
+fn valid_software(software: &Software) -> bool {
+    let version_ok = !software.version.trim().is_empty()
+        && software.version.len() <= 100
+        && !software.version.chars().any(char::is_control);
+    let date_ok = software.release_date.as_deref().is_none_or(|d| {
+        d.len() == 10
+            && d.char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+    });
+    version_ok && date_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::DeviceDefaults;
+
+    fn request(method: Method, path: &str, body: &str) -> Request {
+        Request {
+            method,
+            path: path.into(),
+            query: None,
+            headers: hyper::HeaderMap::new(),
+            body: body.to_owned().into(),
+            local: "127.77.0.1:1".parse().expect("address"),
+        }
+    }
+
+    async fn body(response: Response) -> Value {
+        use http_body_util::BodyExt;
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        serde_json::from_slice(&bytes).expect("json")
+    }
+
+    #[tokio::test]
+    async fn peripherals_are_lost_and_restored_and_software_set() {
+        let devices = Devices::new(DeviceDefaults::default());
+        let hosts = ["127.77.0.1".to_owned()];
+        let path = "/emu/devices/127.77.0.1/peripherals/camera/disconnected";
+        let put = handle(&request(Method::PUT, path, ""), &devices, &hosts);
+        assert_eq!(put.status(), StatusCode::OK);
+        assert_eq!(
+            body(put).await["disconnectedPeripherals"],
+            json!(["camera"])
+        );
+        assert!(!devices.get("127.77.0.1").peripheral_connected("camera"));
+        let gone = handle(&request(Method::DELETE, path, ""), &devices, &hosts);
+        assert_eq!(body(gone).await["disconnectedPeripherals"], json!([]));
+        let unknown = handle(
+            &request(
+                Method::PUT,
+                "/emu/devices/127.77.0.1/peripherals/toaster/disconnected",
+                "",
+            ),
+            &devices,
+            &hosts,
+        );
+        assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+
+        let software = "/emu/devices/127.77.0.1/software";
+        let set = handle(
+            &request(
+                Method::PUT,
+                software,
+                r#"{"version": "ce9.15.18.5", "releaseDate": "2024-06-12"}"#,
+            ),
+            &devices,
+            &hosts,
+        );
+        assert_eq!(body(set).await["software"]["version"], "ce9.15.18.5");
+        for bad in [
+            r#"{"version": ""}"#,
+            r#"{"version": "x", "releaseDate": "June"}"#,
+            "{}",
+        ] {
+            let refused = handle(&request(Method::PUT, software, bad), &devices, &hosts);
+            assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+        let reset = handle(&request(Method::DELETE, software, ""), &devices, &hosts);
+        assert!(body(reset).await["software"].is_null());
     }
 }

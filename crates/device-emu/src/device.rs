@@ -99,6 +99,26 @@ pub struct Device {
     /// How long [`Fault::Slow`] delays each answer.
     pub slow_ms: u64,
     connect_after: Duration,
+    /// The address the device answers on (set when [`Devices`] creates it; its serial number,
+    /// MAC address and peripherals are derived from it, see [`crate::inventory`]).
+    pub address: String,
+    /// When the device started: its uptime is read from it.
+    started: Instant,
+    /// The software the control surface set in place of the firmware's own version.
+    pub software: Option<Software>,
+    /// Ids of the peripherals the control surface disconnected.
+    pub disconnected_peripherals: BTreeSet<String>,
+}
+
+/// A software version set through the control surface (`PUT /emu/devices/{address}/software`).
+/// Only what the device reports changes, not how it behaves (TC vs CE stays a fault).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Software {
+    pub version: String,
+    /// `YYYY-MM-DD`; the firmware's own date when not given.
+    #[serde(default)]
+    pub release_date: Option<String>,
 }
 
 impl Device {
@@ -120,7 +140,21 @@ impl Device {
             faults: BTreeSet::new(),
             slow_ms: 5_000,
             connect_after,
+            address: String::new(),
+            started: Instant::now(),
+            software: None,
+            disconnected_peripherals: BTreeSet::new(),
         }
+    }
+
+    /// Whole seconds since the device started.
+    pub fn uptime_secs(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+
+    /// Whether the peripheral `id` is connected (the control surface can disconnect it).
+    pub fn peripheral_connected(&self, id: &str) -> bool {
+        !self.disconnected_peripherals.contains(id)
     }
 
     pub fn phase(&self) -> Phase {
@@ -178,13 +212,13 @@ impl Device {
         self.microphone_muted = muted;
     }
 
-    /// The control surface's view. The password is never shown.
     /// Replaces the stored bookings (`Bookings Put`, `Bookings Clear`).
     pub fn put_bookings(&mut self, bookings: Vec<Booking>) {
         self.bookings = bookings;
         self.bookings_puts += 1;
     }
 
+    /// The control surface's view. The password is never shown.
     pub fn view(&self, address: &str) -> serde_json::Value {
         serde_json::json!({
             "address": address,
@@ -203,6 +237,10 @@ impl Device {
             "username": self.username,
             "faults": self.faults,
             "slowMs": self.slow_ms,
+            "uptimeSeconds": self.uptime_secs(),
+            "software": self.software,
+            "disconnectedPeripherals": self.disconnected_peripherals,
+            "inventory": crate::inventory::view(self),
         })
     }
 }
@@ -271,11 +309,13 @@ impl Devices {
     pub fn with<R>(&self, address: &str, f: impl FnOnce(&mut Device) -> R) -> R {
         let mut devices = self.lock();
         let device = devices.entry(address.to_owned()).or_insert_with(|| {
-            Device::new(
+            let mut device = Device::new(
                 &self.defaults.username,
                 &self.defaults.password,
                 self.defaults.connect_after,
-            )
+            );
+            device.address = address.to_owned();
+            device
         });
         f(device)
     }

@@ -6,7 +6,9 @@
 //! - [`net`]: one port, many device addresses; [`http`]: HTTP/1.1 serving (hyper, rustls).
 //! - [`cisco_http`]: Cisco's HTTP(S) XML API, on [`cisco_xapi`] (commands, status) and
 //!   [`xml`]; [`tls`]: the self-signed certificate.
-//! - [`control`]: the control surface (devices, faults, credentials).
+//! - [`control`]: the control surface (devices, faults, credentials, peripherals, software).
+//! - [`inventory`]: what a device says about itself (serial, MAC, peripherals);
+//!   [`cisco_inventory`]: its Cisco `<Status>` parts.
 //! - [`EmuConfig`] / [`start`]: every configured front end at once.
 //! - [`poly_telnet`]: the Poly HDX / Group Series Telnet API.
 //! - [`mesh`]: a Relay Mesh driver server (one address, the device is the path's `{ip}`).
@@ -15,6 +17,7 @@
 
 pub mod cisco_bookings;
 pub mod cisco_http;
+pub mod cisco_inventory;
 pub mod cisco_ssh;
 pub mod cisco_tsh;
 pub mod cisco_xapi;
@@ -22,8 +25,10 @@ pub mod control;
 pub mod device;
 pub mod ews;
 pub mod http;
+pub mod inventory;
 pub mod mesh;
 pub mod net;
+pub mod poly_inventory;
 pub mod poly_telnet;
 pub mod tls;
 pub mod xml;

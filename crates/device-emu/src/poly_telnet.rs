@@ -19,7 +19,7 @@
 //! `gendial <tone>`; `mute near on|off|toggle|get` → `mute near on|off` (the state after);
 //! `callinfo all` → `callinfo begin`, one `callinfo:` line, `callinfo end`, or
 //! `system is not in a call`; `callstate get` → one `cs:` line or `system is not in a call`;
-//! `exit` closes. Unknown: `error: command not found`; too few words:
+//! `whoami` and `status` (see [`crate::poly_inventory`]); `exit` closes. Unknown: `error: command not found`; too few words:
 //! `error: command needs more parameters to execute successfully`; a bad value (tone, dial type,
 //! mute word): `error: command has illegal parameters` [I].
 //!
@@ -239,6 +239,8 @@ pub fn answer(device: &mut Device, command: &str) -> Vec<String> {
             }
         },
         ["callstate"] => one(MORE_PARAMETERS),
+        ["whoami"] => crate::poly_inventory::whoami(device),
+        ["status"] => crate::poly_inventory::status(device),
         _ => one(NOT_FOUND),
     }
 }
