@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use roomlink_domain::enums::SignalingProtocol;
 use roomlink_domain::rules::dial_plan::DialPlan;
 use roomlink_listener_protocol::failure::{FailureKind, room_failure};
-use roomlink_listener_protocol::wire::{Failure, WireEndpoint};
+use roomlink_listener_protocol::wire::{Failure, WireEndpoint, WireInventory};
 use zeroize::Zeroizing;
 
 /// The room system a command is for.
@@ -153,6 +153,8 @@ pub enum Capability {
     Dtmf,
     /// Takes `pushcalendar` (the room shows the pushed meetings).
     CalendarPush,
+    /// Takes `readinventory` (the room says what it is and what is connected to it).
+    Inventory,
 }
 
 /// Why a room system did not do what it was asked, with what was said on the wire. Texts in
@@ -215,6 +217,19 @@ pub trait Driver: Send + Sync {
 
     /// Reads the device's call and microphone state.
     async fn status(&self, device: &Device) -> Result<DeviceStatus, DriverFailure>;
+
+    /// Reads what the device says about itself (`readinventory`). Only drivers that report
+    /// [`Capability::Inventory`] override it; the listener never calls the others.
+    async fn inventory(&self, device: &Device) -> Result<WireInventory, DriverFailure> {
+        Err(DriverFailure::new(
+            FailureKind::Misprovisioned,
+            format!(
+                "{} reads no inventory from {}",
+                self.protocol(),
+                device.address
+            ),
+        ))
+    }
 
     /// Called once when the listener stops: close what must be closed (Cisco HTTP sessions
     /// do not time out on the codec).

@@ -17,6 +17,8 @@
 //!   attribute form); when refused (Integrator role), `NumberOfActiveCalls` > 0 → connected;
 //!   plus `/Status/Audio/Microphones/Mute`.
 //!
+//! - Inventory: `getxml` of `/Status/SystemUnit`, `/Status/Network`, `/Status/Peripherals`
+//!   and `/Status/Cameras`; a refused location is `notReported`, not a failure.
 //! - Calendar push: `Bookings Put` with the JSON payload of `cisco::bookings_payload` as its
 //!   `<body>` parameter (a multiline command over HTTP, RoomOS HttpApi.md); `OK` replaces the
 //!   codec's stored bookings (docs/drivers.md, "Calendar push").
@@ -29,6 +31,7 @@
 
 mod bodies;
 mod failures;
+mod inventory;
 mod pin;
 mod xml;
 
@@ -43,6 +46,7 @@ use failures::{
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use roomlink_listener_protocol::failure::FailureKind;
+use roomlink_listener_protocol::wire::WireInventory;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -685,6 +689,7 @@ impl Driver for CiscoHttpDriver {
             Capability::MuteMicrophone,
             Capability::Dtmf,
             Capability::CalendarPush,
+            Capability::Inventory,
         ]
     }
 
@@ -757,6 +762,10 @@ impl Driver for CiscoHttpDriver {
             call,
             microphone_muted: mute.eq_ignore_ascii_case("On"),
         })
+    }
+
+    async fn inventory(&self, device: &Device) -> Result<WireInventory, DriverFailure> {
+        self.read_inventory(device).await
     }
 
     async fn shutdown(&self) {

@@ -13,6 +13,8 @@
 //!   `xCommand DTMFSend`.
 //! - Status: `xStatus Call` (refused for an integrator user: `xStatus SystemUnit State
 //!   NumberOfActiveCalls` > 0 is read as connected) and `xStatus Audio Microphones Mute`.
+//! - Inventory: `xStatus SystemUnit`, `Network`, `Peripherals`, `Cameras`; a refused part is
+//!   `notReported`.
 //!
 //! Failure kinds: refused/no route → unreachable; closed before the answer → unreachable;
 //! silence → timeout; login refused → bad credentials; not an SSH server, not a Cisco shell,
@@ -20,6 +22,7 @@
 //! result whose `status` is not `OK` → server error (a hang-up with no call is a success).
 
 mod answers;
+mod inventory;
 mod known_hosts;
 
 use super::cisco::{self, dtmf_chunks};
@@ -28,6 +31,7 @@ use answers::Outcome;
 use async_trait::async_trait;
 use known_hosts::{KnownHosts, Verdict};
 use roomlink_listener_protocol::failure::FailureKind;
+use roomlink_listener_protocol::wire::WireInventory;
 use russh::client::{self, AuthResult, KeyboardInteractiveAuthResponse};
 use russh::keys::{HashAlg, PublicKeyOrCertificate};
 use russh::{Channel, ChannelMsg, Preferred};
@@ -545,6 +549,7 @@ impl Driver for CiscoSshDriver {
             Capability::Status,
             Capability::MuteMicrophone,
             Capability::Dtmf,
+            Capability::Inventory,
         ]
     }
 
@@ -658,6 +663,10 @@ impl Driver for CiscoSshDriver {
             call,
             microphone_muted: muted,
         })
+    }
+
+    async fn inventory(&self, device: &Device) -> Result<WireInventory, DriverFailure> {
+        self.read_inventory(device).await
     }
 
     async fn shutdown(&self) {

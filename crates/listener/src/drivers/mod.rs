@@ -2,7 +2,9 @@
 
 mod cisco;
 pub mod cisco_http;
+pub mod cisco_inventory;
 pub mod cisco_ssh;
+pub mod inventory;
 pub mod mesh;
 pub mod poly_telnet;
 

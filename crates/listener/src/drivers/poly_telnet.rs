@@ -19,15 +19,19 @@
 //!   `callinfo:` line's connection status (4th field from the end) `connected` → Connected,
 //!   `disconnecting`/`disconnected` → no call, anything else (`opened`, `connecting`, ...) →
 //!   Dialling [I].
+//! - inventory: `whoami` and `status` on one connection (see `inventory`); no uptime, release
+//!   date or hardware platform is reported.
 //! - `error: command not found` → Misprovisioned (not a Poly API port, or a firmware without
 //!   the command); any other `error:` → ServerError.
 
+mod inventory;
 mod session;
 
 use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
 use async_trait::async_trait;
 use roomlink_domain::enums::SignalingProtocol;
 use roomlink_listener_protocol::failure::FailureKind;
+use roomlink_listener_protocol::wire::WireInventory;
 use session::{Session, Wait};
 use std::time::Duration;
 
@@ -95,6 +99,7 @@ impl Driver for PolyTelnetDriver {
             Capability::Status,
             Capability::MuteMicrophone,
             Capability::Dtmf,
+            Capability::Inventory,
         ]
     }
 
@@ -142,6 +147,14 @@ impl Driver for PolyTelnetDriver {
             call,
             microphone_muted,
         })
+    }
+
+    async fn inventory(&self, device: &Device) -> Result<WireInventory, DriverFailure> {
+        let mut session =
+            Session::open(device, device.port_or(DEFAULT_PORT), &self.settings).await?;
+        let inventory = inventory::read(&mut session).await?;
+        session.close().await;
+        Ok(inventory)
     }
 }
 
