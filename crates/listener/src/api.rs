@@ -19,7 +19,7 @@ use roomlink_listener_protocol::server::{
 };
 use roomlink_listener_protocol::version::{Version, commands_of};
 use roomlink_listener_protocol::wire::{
-    CalendarAnswer, CalendarQuery, CommandBody, Failure, StatusBody, StatusEntry,
+    CalendarAnswer, CalendarQuery, CommandBody, Failure, InventoryAnswer, StatusBody, StatusEntry,
 };
 use serde_json::{Value, json};
 use std::future::Future;
@@ -109,6 +109,9 @@ async fn command(state: &ListenerState, name: &str, body: &[u8]) -> Answer {
     if name == "readcalendar" {
         return read_calendar(state, body).await;
     }
+    if name == "readinventory" {
+        return read_inventory(state, body).await;
+    }
     let body: CommandBody = match serde_json::from_slice(body) {
         Ok(body) => body,
         Err(e) => return Answer::bad_request(format!("the body is not a {name} command: {e}")),
@@ -181,6 +184,56 @@ async fn read_calendar(state: &ListenerState, body: &[u8]) -> Answer {
             tracing::info!(calendar = %query.calendar_id, failure = f.failure,
                 message = %f.message, "calendar read failed");
             Answer::failure(&f)
+        }
+    }
+}
+
+/// `readinventory`: what the room system says about itself, read in the device's turn.
+async fn read_inventory(state: &ListenerState, body: &[u8]) -> Answer {
+    let body: CommandBody = match serde_json::from_slice(body) {
+        Ok(body) => body,
+        Err(e) => {
+            return Answer::bad_request(format!("the body is not a readinventory command: {e}"));
+        }
+    };
+    let protocol = body.endpoint.control_protocol.as_deref();
+    let Some(driver) = protocol.and_then(|p| state.drivers.get(p)) else {
+        return Answer::failure(&unsupported(protocol));
+    };
+    if !driver.capabilities().contains(&Capability::Inventory) {
+        return Answer::failure(&Failure::listener(
+            404,
+            "no_such_command",
+            format!(
+                "no readinventory for controlProtocol {}",
+                protocol.unwrap_or_default()
+            ),
+        ));
+    }
+    let device = match request::device(
+        &body.endpoint,
+        body.credential.as_ref(),
+        state.private_key.as_ref(),
+    ) {
+        Ok(device) => device,
+        Err(f) => return Answer::failure(&f),
+    };
+    let started = std::time::Instant::now();
+    match state.control.inventory(driver.as_ref(), &device).await {
+        Ok(inventory) => {
+            tracing::info!(command = "readinventory", address = %device.address,
+                peripherals = inventory.peripherals.len(),
+                not_reported = ?inventory.not_reported,
+                elapsed_ms = started.elapsed().as_millis() as u64, "inventory read");
+            match serde_json::to_value(InventoryAnswer { inventory }) {
+                Ok(body) => Answer::ok(body),
+                Err(e) => Answer::failure(&Failure::listener(500, "internal", e.to_string())),
+            }
+        }
+        Err(f) => {
+            tracing::info!(command = "readinventory", address = %device.address,
+                failure = f.kind.name(), message = %f.message, "inventory read failed");
+            Answer::failure(&f.into_wire())
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::settings::{CommandSettings, IvrSettings};
 use roomlink_domain::ports::Clock;
 use roomlink_domain::system::SystemClock;
 use roomlink_listener_protocol::failure::FailureKind;
+use roomlink_listener_protocol::wire::WireInventory;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
@@ -124,6 +125,26 @@ impl Control {
         .await?;
         slot.remember(|m| m.last_status = Some(status));
         Ok(slot.state())
+    }
+}
+
+impl Control {
+    /// Reads the device's inventory in its turn (after a running command, like a command),
+    /// bounded by `commands.timeout_ms`.
+    pub async fn inventory(
+        &self,
+        driver: &dyn Driver,
+        device: &Device,
+    ) -> Result<WireInventory, DriverFailure> {
+        let slot = self.slot(driver, device);
+        let _turn = slot.turn.lock().await;
+        bounded(
+            self.commands.timeout_ms,
+            "readinventory",
+            device,
+            driver.inventory(device),
+        )
+        .await
     }
 }
 
