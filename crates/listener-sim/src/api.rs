@@ -8,6 +8,7 @@
 
 use crate::SimState;
 use crate::fault::{Effect, Fault};
+use crate::inventory::Vendor;
 use crate::rooms::RoomCommand;
 use crate::secrets;
 use actix_web::web::{self, Bytes};
@@ -18,7 +19,9 @@ use roomlink_listener_protocol::dial_home::Handler;
 use roomlink_listener_protocol::server::{
     Answer, MAX_STATUS_BATCH, Route, info_body, no_handler, refuse_secret,
 };
-use roomlink_listener_protocol::wire::{CommandBody, Failure, StatusBody, WireEndpoint};
+use roomlink_listener_protocol::wire::{
+    CommandBody, Failure, InventoryAnswer, StatusBody, WireEndpoint,
+};
 use serde_json::json;
 use std::future::Future;
 use std::sync::atomic::Ordering;
@@ -112,6 +115,9 @@ async fn command(state: &SimState, name: &str, body: &[u8]) -> Answer {
         Ok(body) => body,
         Err(e) => return Answer::bad_request(format!("the body is not a {name} command: {e}")),
     };
+    if name == "readinventory" {
+        return read_inventory(state, &body).await;
+    }
     let command = match RoomCommand::parse(name, body.params.unwrap_or_default()) {
         Ok(command) => command,
         Err(problem) => return Answer::bad_request(problem),
@@ -141,6 +147,49 @@ async fn command(state: &SimState, name: &str, body: &[u8]) -> Answer {
         Err(fault) => {
             tracing::info!(command = %name, address, %fault, "command met a fault");
             carry_out(fault.effect(name, &body.endpoint)).await
+        }
+    }
+}
+
+/// `readinventory`: the room's simulated inventory; the room's fault applies as to a command
+/// (except `ignore`: a read has nothing to ignore).
+async fn read_inventory(state: &SimState, body: &CommandBody) -> Answer {
+    let address = match check_endpoint(state, &body.endpoint) {
+        Ok(address) => address,
+        Err(f) => return Answer::failure(&f),
+    };
+    let protocol = body
+        .endpoint
+        .control_protocol
+        .as_deref()
+        .unwrap_or_default();
+    let Some(vendor) = Vendor::of(protocol) else {
+        return Answer::failure(&Failure::listener(
+            404,
+            "no_such_command",
+            format!("no readinventory for controlProtocol {protocol}"),
+        ));
+    };
+    let seen = secrets::inspect(body.credential.as_ref(), state.private_key.as_ref());
+    let outcome = state.rooms.with(address, |room| {
+        room.count_command();
+        room.saw_credential(seen);
+        match room.fault() {
+            None | Some(Fault::Ignore) => Ok(room.inventory(address, vendor)),
+            Some(fault) => Err(fault),
+        }
+    });
+    match outcome {
+        Ok(inventory) => {
+            tracing::info!(command = "readinventory", address, "inventory read");
+            match serde_json::to_value(InventoryAnswer { inventory }) {
+                Ok(body) => Answer::ok(body),
+                Err(e) => Answer::failure(&Failure::listener(500, "internal", e.to_string())),
+            }
+        }
+        Err(fault) => {
+            tracing::info!(command = "readinventory", address, %fault, "readinventory met a fault");
+            carry_out(fault.effect("readinventory", &body.endpoint)).await
         }
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! - [`api`]: the protocol (`/v1/info`, `/v1/commands/{command}`, `/v1/status`).
 //! - [`control`]: the control surface for tests and demos (`/sim/...`).
-//! - [`rooms`]: the simulated room systems; [`fault`]: the faults they can be given.
+//! - [`rooms`]: the simulated room systems; [`fault`]: the faults they can be given;
+//!   [`inventory`]: what they say about themselves (`readinventory`).
 //!
 //! [`start`] serves on the current tokio runtime, so tests run the simulator in-process;
 //! [`dial_home`] is the outbound mode (the same [`SimState`] may also back a control surface
@@ -12,6 +13,7 @@
 pub mod api;
 pub mod control;
 pub mod fault;
+pub mod inventory;
 pub mod rooms;
 pub mod secrets;
 

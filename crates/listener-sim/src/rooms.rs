@@ -1,7 +1,8 @@
 //! The simulated room systems: in-memory state keyed by address, never a real connection.
 
 use crate::fault::Fault;
-use crate::wire::{WireCalendar, WireParams, WireState};
+use crate::inventory::{self, Changes, Software, Vendor};
+use crate::wire::{WireCalendar, WireInventory, WireParams, WireState};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -98,6 +99,8 @@ pub struct Room {
     last_push_ms: Option<i64>,
     last_credential: CredentialSeen,
     fault: Option<Fault>,
+    /// What the control surface changed about its inventory.
+    inventory: Changes,
 }
 
 impl Room {
@@ -107,6 +110,25 @@ impl Room {
 
     pub fn set_fault(&mut self, fault: Option<Fault>) {
         self.fault = fault;
+    }
+
+    /// The room's inventory as a listener of `vendor` reads it (`readinventory`).
+    pub fn inventory(&self, address: &str, vendor: Vendor) -> WireInventory {
+        inventory::inventory(address, vendor, &self.inventory)
+    }
+
+    /// Loses (`true`) or restores a peripheral.
+    pub fn set_disconnected(&mut self, id: &str, disconnected: bool) {
+        if disconnected {
+            self.inventory.disconnected.insert(id.to_owned());
+        } else {
+            self.inventory.disconnected.remove(id);
+        }
+    }
+
+    /// The software version it reports; `None`: its own.
+    pub fn set_software(&mut self, software: Option<Software>) {
+        self.inventory.software = software;
     }
 
     pub fn saw_credential(&mut self, credential: CredentialSeen) {
@@ -181,6 +203,8 @@ impl Room {
             "lastCalendarPushMillis": self.last_push_ms,
             "lastCredential": self.last_credential.as_str(),
             "fault": self.fault.map(Fault::name),
+            "software": self.inventory.software,
+            "disconnectedPeripherals": self.inventory.disconnected,
         })
     }
 }
