@@ -47,6 +47,8 @@ pub struct ControlService {
     /// Read here; dropped by the writes themselves (`status_writes`).
     pub snapshots: Arc<StatusSnapshots>,
     pub audit: Arc<super::audit::Auditor>,
+    /// Room inventories, read during the poll rounds.
+    pub inventory: Arc<super::inventory::InventoryReads>,
 }
 
 /// Which listeners one instance polls: each listener is polled by exactly one instance.
@@ -470,6 +472,8 @@ impl ControlService {
                     .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
                     .collect();
                 self.statuses.save_statuses(enterprise, &statuses).await?;
+                // The listener answered: the rooms whose inventory is due are read too.
+                self.inventory.refresh(enterprise, &targets).await?;
                 Ok(statuses.len())
             }
             Err(error) => {

@@ -20,6 +20,7 @@ pub mod csv_preview;
 pub mod endpoint_lists;
 pub mod endpoints;
 pub mod housekeeping;
+pub mod inventory;
 pub mod keys;
 pub mod listener_checks;
 pub mod listeners;
@@ -69,6 +70,7 @@ pub struct Services {
     pub admin: Arc<admin::Admin>,
     pub audit_log: Arc<audit::AuditLog>,
     pub usage: Arc<usage::UsageService>,
+    pub inventory: Arc<inventory::InventoryService>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
     pub key_rotation: Arc<keys::KeyRotation>,
     pub calendars: Arc<calendars::CalendarService>,
@@ -98,6 +100,8 @@ pub struct Policies {
     pub calendar_poll: CalendarPollInterval,
     /// How long a looked-up token is kept (`security.token_cache_ms`).
     pub token_cache: revocation::TokenCacheLifetime,
+    /// How often room inventories are read, and how many per listener and poll round.
+    pub inventory_refresh: inventory::InventoryRefresh,
 }
 
 /// How old a room calendar's copy may be when rounds use it before its calendar system is
@@ -174,6 +178,12 @@ impl Services {
             ids: ports.ids.clone(),
             snapshots: snapshots.clone(),
             audit: auditor.clone(),
+            inventory: Arc::new(inventory::InventoryReads {
+                store: store.clone(),
+                transport: ports.transport.clone(),
+                clock: ports.clock.clone(),
+                refresh: policies.inventory_refresh,
+            }),
         });
         let calendars = Arc::new(calendars::CalendarService {
             accounts: store.clone(),
@@ -266,6 +276,10 @@ impl Services {
             usage: Arc::new(usage::UsageService {
                 store: store.clone(),
                 clock: ports.clock.clone(),
+            }),
+            inventory: Arc::new(inventory::InventoryService {
+                store: store.clone(),
+                endpoints: store.clone(),
             }),
             key_rotation: Arc::new(keys::KeyRotation {
                 secrets: store.clone(),

@@ -158,6 +158,8 @@ operations! {
     ListMeetings => "endpoints.meetings",
     ReadUsage => "analytics.usage",
     ListCallSessions => "analytics.sessions",
+    GetInventory => "inventory.get",
+    ListInventory => "inventory.list",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -192,9 +194,8 @@ impl Operation {
             | ExportEndpoints | ListStatuses | GetStatus | Join | SendDtmf | HangUp
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
-            | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions => {
-                Access::Read
-            }
+            | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
+            | ListInventory => Access::Read,
         }
     }
 }

@@ -130,11 +130,12 @@ pub(crate) enum Tag {
     Enterprise,
     Calendars,
     Analytics,
+    Inventory,
     Operations,
 }
 
 impl Tag {
-    pub(crate) const ALL: [Tag; 9] = [
+    pub(crate) const ALL: [Tag; 10] = [
         Tag::AccessTokens,
         Tag::Endpoints,
         Tag::Control,
@@ -143,6 +144,7 @@ impl Tag {
         Tag::Enterprise,
         Tag::Calendars,
         Tag::Analytics,
+        Tag::Inventory,
         Tag::Operations,
     ];
 
@@ -156,6 +158,7 @@ impl Tag {
             Tag::Enterprise => "Enterprise",
             Tag::Calendars => "Calendars",
             Tag::Analytics => "Analytics",
+            Tag::Inventory => "Inventory",
             Tag::Operations => "Operations",
         }
     }
@@ -172,6 +175,10 @@ impl Tag {
             Tag::Enterprise => "The caller's tenant.",
             Tag::Calendars => "Room calendars: where they are read, and the meetings in them.",
             Tag::Analytics => "How rooms are used: call sessions and the figures summed from them.",
+            Tag::Inventory => {
+                "What room systems say about themselves: product, serial number, software, \
+                 addresses and peripherals."
+            }
             Tag::Operations => "Probes, metrics and this document.",
         }
     }

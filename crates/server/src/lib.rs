@@ -229,6 +229,10 @@ async fn wire(
         usage_retention: roomlink_domain::usage::UsageRetention {
             days: settings.usage.retention_days,
         },
+        inventory_refresh: roomlink_app::inventory::InventoryRefresh {
+            interval_ms: i64::from(settings.inventory.refresh_minutes) * 60_000,
+            per_round: settings.inventory.reads_per_round as usize,
+        },
         endpoint_list_cache_bytes: ListCacheBudget(
             settings
                 .server

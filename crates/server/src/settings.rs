@@ -19,6 +19,7 @@ pub struct Settings {
     pub pairing: PairingSettings,
     pub audit: AuditSettings,
     pub usage: UsageSettings,
+    pub inventory: InventorySettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
     pub limits: LimitSettings,
@@ -193,6 +194,16 @@ pub struct AuditSettings {
 pub struct UsageSettings {
     /// How long call sessions are kept after they ended, in days.
     pub retention_days: u32,
+}
+
+/// Reading room inventories (docs/operations.md "Room inventory").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InventorySettings {
+    /// How long after a room's last read (or failed attempt) it is read again, in minutes.
+    pub refresh_minutes: u32,
+    /// Rooms read per listener and status poll round, at most; 0 reads none.
+    pub reads_per_round: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -412,6 +423,8 @@ const DEFAULTS: &[(&str, Builtin)] = &[
         "usage.retention_days",
         Builtin::Whole(roomlink_domain::usage::DEFAULT_USAGE_RETENTION_DAYS as u64),
     ),
+    ("inventory.refresh_minutes", Builtin::Whole(60)),
+    ("inventory.reads_per_round", Builtin::Whole(20)),
     (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
@@ -488,6 +501,8 @@ pub const KNOWN: &[&str] = &[
     "pairing.rotation_interval_secs",
     "audit.retention_days",
     "usage.retention_days",
+    "inventory.refresh_minutes",
+    "inventory.reads_per_round",
     "security.service_key",
     "security.previous_service_keys",
     "security.service_key_file",
@@ -551,6 +566,8 @@ pub const RANGES: &[Range] = &[
     whole("pairing.rotation_interval_secs", 60, 31_536_000),
     whole("audit.retention_days", 1, 36_500),
     whole("usage.retention_days", 1, 36_500),
+    whole("inventory.refresh_minutes", 1, 10_080),
+    whole("inventory.reads_per_round", 0, 1000),
     whole("security.bcrypt_cost", 4, 31),
     whole("security.verified_password_cache_secs", 0, 3600),
     whole("security.token_cache_ms", 0, 60_000),

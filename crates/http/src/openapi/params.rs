@@ -110,6 +110,9 @@ fn duration_pattern() -> String {
     format!("^(?:{})?$", amounts.join("|"))
 }
 
+/// An entity id ([`roomlink_domain::ids::is_well_formed`]).
+const ID_PATTERN: &str = "^[A-Za-z0-9_-]+$";
+
 /// The query parameters the handlers read; `None` for a name not described here (a test
 /// checks that the route table names none).
 pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
@@ -199,6 +202,24 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
              (default: a day after `from`). Analytics: the period's end, after `from` and at \
              most 366 days after it (default: now).",
             epoch_bound(),
+        ),
+        "after" => (
+            "The fleet inventory: continue after this endpoint id (the previous page's \
+             `X-Next-Cursor`).",
+            pattern(ID_PATTERN, roomlink_domain::ids::MAX_CHARS),
+        ),
+        "softwareVersion" => (
+            "Only rooms whose last read reported exactly this software version.",
+            string().into(),
+        ),
+        "model" => (
+            "Only rooms whose last read reported exactly this model (the platform, else the \
+             product name).",
+            string().into(),
+        ),
+        "listenerServiceId" => (
+            "Only rooms of this listener service.",
+            pattern(ID_PATTERN, roomlink_domain::ids::MAX_CHARS),
         ),
         "groupBy" => (
             "What the figures are summed by: `room` (the default), `day`, `hour` (of the day, \

@@ -13,6 +13,7 @@ mod docs;
 mod endpoint_list;
 mod endpoints;
 mod enterprise;
+mod inventory;
 mod listener_link;
 mod listeners;
 mod pairing;
@@ -62,6 +63,7 @@ pub(crate) const TABLE: &[Operation] = &[
     endpoints::PATCH,
     endpoints::DELETE,
     control::STATUS,
+    inventory::GET,
     control::JOIN,
     control::SEND_DTMF,
     control::HANG_UP,
@@ -76,6 +78,7 @@ pub(crate) const TABLE: &[Operation] = &[
     audit::LIST,
     analytics::USAGE,
     analytics::SESSIONS,
+    inventory::LIST,
     enterprise::GET_SELF,
     enterprise::UPDATE_SELF,
     listeners::LIST,

@@ -174,6 +174,9 @@ rotation_interval_secs = 60
 retention_days = 30
 [usage]
 retention_days = 90
+[inventory]
+refresh_minutes = 15
+reads_per_round = 5
 [security]
 service_key = "k"
 previous_service_keys = "p1,p2"
@@ -226,6 +229,10 @@ meet_hosts = ["meet.google.com"]
     assert_eq!(s.security.bcrypt_cost, 31);
     assert_eq!(s.limits.token_burst, 1_000_000);
     assert_eq!(s.usage.retention_days, 90);
+    assert_eq!(
+        (s.inventory.refresh_minutes, s.inventory.reads_per_round),
+        (15, 5)
+    );
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");
     assert_eq!(s.calendar.auto_join_interval_ms, 100);

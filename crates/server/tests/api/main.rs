@@ -20,6 +20,7 @@ mod declared;
 mod endpoints;
 mod errors;
 mod exchange;
+mod inventory;
 mod limits;
 mod listeners;
 mod listing;

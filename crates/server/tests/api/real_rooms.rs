@@ -20,8 +20,8 @@ const PROTOCOLS: [&str; 4] = ["TANDBERG_HTTP", "TANDBERG_SSH", "POLYCOM_TELNET",
 
 /// Emulated rooms (one per protocol, each on its own address), a listener in front of them
 /// registered with roomlink, and an endpoint per room.
-struct Site {
-    emu: Emulator,
+pub(crate) struct Site {
+    pub(crate) emu: Emulator,
     listener: Option<Listener>,
     /// Endpoint id by control protocol.
     endpoints: Vec<(&'static str, String)>,
@@ -29,7 +29,7 @@ struct Site {
 }
 
 impl Site {
-    fn endpoint(&self, protocol: &str) -> &str {
+    pub(crate) fn endpoint(&self, protocol: &str) -> &str {
         &self
             .endpoints
             .iter()
@@ -39,7 +39,7 @@ impl Site {
     }
 
     /// The emulated device behind `protocol`'s endpoint.
-    fn address(&self, protocol: &str) -> String {
+    pub(crate) fn address(&self, protocol: &str) -> String {
         let i = PROTOCOLS
             .iter()
             .position(|p| *p == protocol)
@@ -56,7 +56,7 @@ impl Site {
         });
     }
 
-    async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         if let Some(listener) = self.listener.take() {
             listener.stop(false).await;
         }
@@ -85,7 +85,7 @@ fn listener_settings(dir: &tempfile::TempDir) -> Settings {
     settings
 }
 
-async fn site(
+pub(crate) async fn site(
     app: &TestApp,
     token: &str,
     net: u8,

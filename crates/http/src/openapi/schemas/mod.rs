@@ -2,6 +2,7 @@
 
 mod calendar;
 mod endpoint;
+mod inventory;
 mod listener;
 mod records;
 
@@ -17,7 +18,8 @@ pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Compone
         .into_iter()
         .chain(listener::listener_schemas())
         .chain(endpoint::endpoint_schemas())
-        .chain(calendar::calendar_schemas());
+        .chain(calendar::calendar_schemas())
+        .chain(inventory::inventory_schemas());
     for (name, schema) in schemas {
         builder = builder.schema(name, schema);
     }

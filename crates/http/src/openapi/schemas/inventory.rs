@@ -1,0 +1,112 @@
+//! The inventory's schemas: a room's record, what it says about itself, its peripherals.
+
+use crate::openapi::primitives::{
+    boolean, enumeration, integer, object, prop, reference, string, text,
+};
+use roomlink_domain::inventory::{MAX_ITEMS, PeripheralKind};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
+
+/// A device-reported text: absent when the device did not say.
+fn reported() -> ObjectBuilder {
+    string().max_length(Some(roomlink_domain::inventory::MAX_TEXT))
+}
+
+/// `schema`, or null.
+fn or_null(schema: RefOr<Schema>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(schema)
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .into()
+}
+
+fn list_of(schema: RefOr<Schema>) -> ArrayBuilder {
+    ArrayBuilder::new().items(schema).max_items(Some(MAX_ITEMS))
+}
+
+pub(super) fn inventory_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
+    let peripheral = object(
+        "A device connected to the room system, as the room system sees it.",
+        vec![
+            prop(
+                "kind",
+                enumeration(&PeripheralKind::ALL.map(PeripheralKind::as_str), false),
+                true,
+            ),
+            prop("id", reported(), false),
+            prop("name", reported(), false),
+            prop("model", reported(), false),
+            prop("serialNumber", reported(), false),
+            prop("softwareVersion", reported(), false),
+            prop(
+                "connected",
+                boolean().description(Some("Whether the room system sees it now.")),
+                true,
+            ),
+        ],
+    );
+    let address = object(
+        "A network address of the room system.",
+        vec![
+            prop("kind", enumeration(&["ipv4", "ipv6", "mac"], false), true),
+            prop("value", reported(), true),
+        ],
+    );
+    let inventory = object(
+        "What the room system said about itself. A field it did not report is absent; \
+         `notReported` names the fields its driver cannot read from that kind of device.",
+        vec![
+            prop("vendor", reported(), false),
+            prop("product", reported(), false),
+            prop("model", reported(), false),
+            prop("serialNumber", reported(), false),
+            prop("softwareVersion", reported(), false),
+            prop(
+                "softwareReleaseDate",
+                reported().description(Some("As the device gives it (Cisco: `YYYY-MM-DD`).")),
+                false,
+            ),
+            prop("uptimeSeconds", integer(false).minimum(Some(0)), false),
+            prop("addresses", list_of(RefOr::T(address)), true),
+            prop("peripherals", list_of(RefOr::T(peripheral)), true),
+            prop("notReported", list_of(RefOr::T(reported().into())), true),
+        ],
+    );
+    let failure = object(
+        "Why the last read failed: the catalog error's name and message.",
+        vec![
+            prop("errorName", string(), true),
+            prop("errorMessage", string(), true),
+        ],
+    );
+    let nullable_ms = || integer(true).description(Some("Milliseconds since the Unix epoch."));
+    vec![
+        ("Inventory", inventory.into()),
+        (
+            "EndpointInventory",
+            object(
+                "One room's inventory record: the last good read and the last attempt.",
+                vec![
+                    prop("endpointId", string(), true),
+                    prop("listenerServiceId", text(true), true),
+                    prop(
+                        "readAt",
+                        nullable_ms().description(Some(
+                            "When `inventory` was read; null while no read succeeded.",
+                        )),
+                        true,
+                    ),
+                    prop(
+                        "attemptedAt",
+                        nullable_ms()
+                            .description(Some("When a read was last tried; null while none was.")),
+                        true,
+                    ),
+                    prop("inventory", or_null(reference("Inventory")), true),
+                    prop("lastFailure", or_null(RefOr::T(failure)), true),
+                ],
+            )
+            .into(),
+        ),
+    ]
+}
