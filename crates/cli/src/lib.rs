@@ -8,6 +8,7 @@ pub mod client;
 pub mod commands;
 pub mod config;
 pub mod csvcmd;
+pub mod inventory;
 pub mod output;
 pub mod split;
 pub mod usage;
@@ -110,6 +111,18 @@ pub enum Command {
         /// Every call session of the period as CSV instead
         #[arg(long, conflicts_with = "by")]
         sessions: bool,
+    },
+    /// What the rooms say about themselves: model, software, serial number, peripherals
+    Inventory {
+        /// Only rooms on exactly this software version
+        #[arg(long)]
+        software_version: Option<String>,
+        /// Only rooms of exactly this model (the platform, else the product name)
+        #[arg(long)]
+        model: Option<String>,
+        /// Only rooms of this listener service (its id)
+        #[arg(long)]
+        listener: Option<String>,
     },
 }
 
@@ -352,6 +365,18 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                 sessions: *sessions,
             };
             usage::usage(&client(g)?, &args, g.json, out).map(|()| 0)
+        }
+        Command::Inventory {
+            software_version,
+            model,
+            listener,
+        } => {
+            let filter = inventory::InventoryFilter {
+                software_version: software_version.as_deref(),
+                model: model.as_deref(),
+                listener: listener.as_deref(),
+            };
+            inventory::inventory(&client(g)?, &filter, g.json, out).map(|()| 0)
         }
     }
 }
