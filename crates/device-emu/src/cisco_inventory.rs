@@ -181,7 +181,6 @@ mod tests {
             "<ProductPlatform>Room Kit</ProductPlatform>",
             "<Version>ce9.15.17.4.4c8b7f1a3e2</Version>",
             "<ReleaseDate>2024-02-29</ReleaseDate>",
-            "<Uptime>0</Uptime>",
         ] {
             assert!(unit.contains(part), "{part} in {unit}");
         }
@@ -189,6 +188,7 @@ mod tests {
             "<Hardware><Module><SerialNumber>{}</SerialNumber>",
             crate::inventory::cisco_serial("127.77.20.1", 0)
         )));
+        assert!(unit.contains("<Uptime>"));
         let network = text(&tree, "/Status/Network");
         assert!(network.contains("<Network item=\"1\" maxOccurrence=\"1\">"));
         assert!(network.contains("<MacAddress>02:00:7F:4D:14:01</MacAddress>"));
@@ -234,14 +234,21 @@ mod tests {
         let mut shell = Shell::default();
         let out = cisco_tsh::answer("xStatus SystemUnit", &mut shell, &mut d);
         assert!(
-            out.contains("*s SystemUnit ProductId: Cisco Webex Room Kit\r\n"),
+            out.contains("*s SystemUnit ProductId: \"Cisco Webex Room Kit\"\r\n"),
             "{out}"
         );
-        assert!(out.contains("*s SystemUnit Software ReleaseDate: 2024-02-29\r\n"));
+        assert!(out.contains("*s SystemUnit Software ReleaseDate: \"2024-02-29\"\r\n"));
         let out = cisco_tsh::answer("xStatus Peripherals", &mut shell, &mut d);
         assert!(out.contains("*s Peripherals ConnectedDevice 1001 Type: TouchPanel\r\n"));
+        assert!(out.contains("*s Peripherals ConnectedDevice 1001 Status: Connected\r\n"));
+        let out = cisco_tsh::answer("xStatus SystemUnit Uptime", &mut shell, &mut d);
+        let uptime = out
+            .strip_prefix("*s SystemUnit Uptime: ")
+            .and_then(|rest| rest.strip_suffix("\r\n** end\r\n"))
+            .expect("one bare number");
+        assert!(uptime.parse::<u64>().is_ok(), "{out}");
         let out = cisco_tsh::answer("xStatus Network", &mut shell, &mut d);
-        assert!(out.contains("*s Network 1 IPv4 Address: 127.77.20.1\r\n"));
+        assert!(out.contains("*s Network 1 IPv4 Address: \"127.77.20.1\"\r\n"));
         shell.json = true;
         let out = cisco_tsh::answer("xStatus Cameras", &mut shell, &mut d);
         let v: serde_json::Value = serde_json::from_str(&out).expect("json");

@@ -10,6 +10,7 @@
 //!   with an `item` attribute is an array entry with `"id"` (`maxOccurrence` is dropped).
 //! - A status path that matches nothing, or `Call` for an integrator, answers
 //!   `{"CommandResponse":{"Status":{"status":"Error","Reason":…,"XPath":…}}}`.
+//! - Terminal mode quotes string values (`STRING_LEAVES`), not enumerations or numbers.
 //! - `echo off|on` and `xpreferences outputmode json|terminal` answer `OK`; an unknown line
 //!   answers `Command not recognized.` (in either mode, as the reference shows).
 
@@ -146,6 +147,34 @@ pub fn to_json(element: &Element) -> Value {
     Value::Object(object)
 }
 
+/// Status leaves whose values are strings: terminal mode quotes them
+/// (`*s SystemUnit ProductId: "Cisco Webex Room Kit"`), as codecs do; enumerations and
+/// numbers stay bare (`Mute: Off`, `Uptime: 4711`).
+const STRING_LEAVES: &[&str] = &[
+    "ProductId",
+    "ProductPlatform",
+    "ProductType",
+    "DisplayName",
+    "Name",
+    "Version",
+    "ReleaseDate",
+    "SerialNumber",
+    "Address",
+    "Gateway",
+    "SubnetMask",
+    "MacAddress",
+    "Speed",
+    "ID",
+    "HardwareInfo",
+    "SoftwareInfo",
+    "Model",
+    "Manufacturer",
+    "SoftwareID",
+    "HardwareID",
+    "Options",
+    "RemoteNumber",
+];
+
 /// Terminal mode: `*s Audio Microphones Mute: Off` lines for a status element.
 fn terminal_lines(prefix: &str, element: &Element, path: &mut Vec<String>, out: &mut String) {
     let mut name = element.name.clone();
@@ -154,11 +183,12 @@ fn terminal_lines(prefix: &str, element: &Element, path: &mut Vec<String>, out: 
     }
     path.push(name);
     if element.children.is_empty() {
-        out.push_str(&format!(
-            "{prefix} {}: {}\r\n",
-            path.join(" "),
-            element.text
-        ));
+        let value = if STRING_LEAVES.contains(&element.name.as_str()) {
+            format!("\"{}\"", element.text)
+        } else {
+            element.text.clone()
+        };
+        out.push_str(&format!("{prefix} {}: {value}\r\n", path.join(" ")));
     } else {
         for child in &element.children {
             terminal_lines(prefix, child, path, out);
