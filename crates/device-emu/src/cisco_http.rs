@@ -23,7 +23,8 @@
 //! - A `putxml` body that is not XML: `400` with `<Result status="Error"><Reason>…`.
 
 use crate::Frontend;
-use crate::cisco_xapi::{self, Firmware, Role};
+use crate::cisco_firmware::Firmware;
+use crate::cisco_xapi::{self, Role};
 use crate::device::{Devices, Fault};
 use crate::http::{self, Answer, Hangup, Request, respond};
 use crate::net;

@@ -10,7 +10,7 @@
 //! peripherals' `SoftwareInfo` is the codec's version; the camera is both a connected device
 //! and `Camera 1`, with the same serial number.
 
-use crate::cisco_xapi::Firmware;
+use crate::cisco_firmware::Firmware;
 use crate::device::Device;
 use crate::inventory;
 use crate::xml::Element;
@@ -154,8 +154,9 @@ pub fn cameras(device: &Device) -> Element {
 
 #[cfg(test)]
 mod tests {
+    use crate::cisco_firmware::Firmware;
     use crate::cisco_tsh::{self, Shell};
-    use crate::cisco_xapi::{Firmware, Role, select, status_tree};
+    use crate::cisco_xapi::{Role, select, status_tree};
     use crate::device::{Device, Fault, Software};
     use std::time::Duration;
 

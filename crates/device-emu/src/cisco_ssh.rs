@@ -7,8 +7,8 @@
 //! banner and commands), IntegratorRole (no DTMF, no `Call` status). RateLimit is an HTTP
 //! limit and has no effect here.
 
+use crate::cisco_firmware::Firmware;
 use crate::cisco_tsh::{self, Shell};
-use crate::cisco_xapi::Firmware;
 use crate::device::{Devices, Fault};
 use crate::{Frontend, net};
 use russh::keys::ssh_key::private::Ed25519Keypair;

@@ -14,7 +14,8 @@
 //! - `echo off|on` and `xpreferences outputmode json|terminal` answer `OK`; an unknown line
 //!   answers `Command not recognized.` (in either mode, as the reference shows).
 
-use crate::cisco_xapi::{self, Firmware, Role};
+use crate::cisco_firmware::Firmware;
+use crate::cisco_xapi::{self, Role};
 use crate::device::Device;
 use crate::xml::Element;
 use serde_json::{Map, Value, json};

@@ -240,7 +240,7 @@ impl Device {
             "uptimeSeconds": self.uptime_secs(),
             "software": self.software,
             "disconnectedPeripherals": self.disconnected_peripherals,
-            "inventory": crate::inventory::view(self),
+            "inventory": crate::inventory::view(&self.address, |id| self.peripheral_connected(id)),
         })
     }
 }

@@ -10,7 +10,6 @@
 //! `02:03:…` of the same octets; every Poly codec has `microphones`, `camera` and
 //! `remotecontrol` (the words of its `status` answer, which are also their ids here).
 
-use crate::device::Device;
 use serde_json::{Value, json};
 use std::net::Ipv4Addr;
 
@@ -120,19 +119,19 @@ pub fn peripheral_ids(address: &str) -> Vec<String> {
     ids
 }
 
-/// The control surface's view of what the device reports about itself.
-pub fn view(device: &Device) -> Value {
-    let address = device.address.as_str();
+/// The control surface's view of what the device at `address` reports about itself, with
+/// `connected` saying which peripherals it sees.
+pub fn view(address: &str, connected: impl Fn(&str) -> bool) -> Value {
     let cisco: Vec<Value> = cisco_peripherals(address)
         .into_iter()
         .map(|p| {
             json!({"id": p.id, "type": p.kind, "name": p.name, "serialNumber": p.serial,
-                "connected": device.peripheral_connected(&p.id)})
+                "connected": connected(&p.id)})
         })
         .collect();
     let poly: Vec<Value> = POLY_PERIPHERALS
         .iter()
-        .map(|p| json!({"id": p, "connected": device.peripheral_connected(p)}))
+        .map(|p| json!({"id": p, "connected": connected(p)}))
         .collect();
     json!({
         "macAddress": mac(address),
