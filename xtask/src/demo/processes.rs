@@ -49,7 +49,16 @@ pub(super) fn start_simulator(
 ) -> Result<String, String> {
     let log = dir.join("listener-sim.log");
     let child = spawn(
-        Command::new(bin).args(["--bind", "127.0.0.1:0", "--secret", secret]),
+        // The newest listener version (docs/listener-protocol.md, "Versions"): the demo shows
+        // every command, the rooms' inventory included.
+        Command::new(bin).args([
+            "--bind",
+            "127.0.0.1:0",
+            "--secret",
+            secret,
+            "--version",
+            "3.3.0",
+        ]),
         dir,
         &log,
     )?;

@@ -113,6 +113,18 @@ pub(super) fn demo_data(
         "{{\"name\": \"Demo listener\", \"baseUrl\": \"http://{sim}\", \"secret\": \"{listener_secret}\"}}"
     );
     let listener_id = post(api, "/api/listenerservices", auth, &listener, "id")?;
+    // A degraded room to find: the last room's touch panel is unplugged before the rooms are
+    // read (the simulator names a Cisco room's peripherals by MAC addresses 02:01:<IPv4>).
+    let (_, last) = ROOMS[ROOMS.len() - 1];
+    let octets: Vec<String> = last
+        .split('.')
+        .map(|o| format!("{:02X}", o.parse::<u8>().unwrap_or(0)))
+        .collect();
+    let panel = format!(
+        "/sim/endpoints/{last}/peripherals/02:01:{}/disconnected",
+        octets.join(":")
+    );
+    http::request(sim, "PUT", &panel, &[], b"", HTTP_TIMEOUT)?.ok(&format!("PUT {panel}"))?;
     let mut rooms = Vec::new();
     for (name, address) in ROOMS {
         let endpoint = format!(

@@ -7,6 +7,7 @@ import { auditPage, failuresPage, importPage, listenersPage } from "./pages";
 import { roomPage } from "./room";
 import { roomsPage, wallPage } from "./rooms";
 import { usagePage } from "./usage";
+import { inventoryPage } from "./inventory";
 
 const app = document.getElementById("app") as HTMLElement;
 let leave: (() => void) | null = null;
@@ -60,6 +61,7 @@ const NAV: [string, string, boolean][] = [
   ["#/listeners", "Listeners", false],
   ["#/failures", "Failures", false],
   ["#/usage", "Usage", false],
+  ["#/inventory", "Inventory", false],
   ["#/audit", "Audit log", true],
 ];
 
@@ -106,6 +108,7 @@ function route(): void {
   else if (hash === "#/listeners") leave = listenersPage(main);
   else if (hash === "#/failures") leave = failuresPage(main);
   else if (hash === "#/usage") leave = usagePage(main);
+  else if (hash === "#/inventory") leave = inventoryPage(main);
   else if (hash === "#/audit") leave = auditPage(main);
   else leave = roomsPage(main);
   document.title = `${main.querySelector("h1")?.textContent ?? "Console"} · roomlink`;

@@ -1,5 +1,5 @@
 // One room: live status, controls, pairing code (text and QR), paired devices, its fields
-// (PATCH, errors beside the field), recent failures and audit entries.
+// (PATCH, errors beside the field), its inventory, recent failures and audit entries.
 
 import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, get, request, send } from "./api";
 import { Child, ago, h, notify, replace, when } from "./dom";
@@ -7,6 +7,7 @@ import { Room, poke, stateOf, subscribe } from "./live";
 import { mutedBadge, stateBadge } from "./rooms";
 import { qrSvg } from "./qr";
 import { FieldSpec, endpointFields, label } from "./schema";
+import { InventoryRecord, modelOf, peripheralList } from "./inventory";
 
 function section(title: string, id: string, ...children: Child[]): HTMLElement {
   return h("section", { "aria-labelledby": id, class: "card" }, h("h2", { id }, title), ...children);
@@ -26,6 +27,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
   const paired = h("div", null, "Loading…");
   const fields = h("div", null, "Loading…");
   const failures = h("div", null, "Loading…");
+  const inventory = h("div", { id: "room-inventory" }, "Loading…");
   const audit = h("div", null, canWrite() ? "Loading…" : "The audit log is for ROLE_READWRITE users.");
   let endpoint: Endpoint | null = null;
 
@@ -37,6 +39,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
       section("Pairing code", "pairing-title", pairing),
       section("Paired devices", "paired-title", paired)),
     section("Fields", "fields-title", fields),
+    section("Inventory", "inventory-title", inventory),
     section("Recent failures", "failures-title", failures),
     section("Audit entries", "audit-title", audit));
 
@@ -130,6 +133,22 @@ export function roomPage(main: HTMLElement, id: string): () => void {
     }
   };
 
+  const loadInventory = async () => {
+    try {
+      const r = await get<InventoryRecord>(`${path}/inventory`);
+      const i = r.inventory;
+      replace(inventory, !i ? h("p", null, r.lastFailure ? `Not read: ${r.lastFailure.errorName}: ${r.lastFailure.errorMessage}` : "Not read yet: rooms are read during the status poll rounds.") : [
+        h("dl", { class: "facts" },
+          [["Product", i.product], ["Model", modelOf(i)], ["Serial number", i.serialNumber], ["Software", i.softwareVersion],
+            ["Read", r.readAt ? ago(r.readAt) : ""]]
+            .filter(([, v]) => v).map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
+        peripheralList(i),
+        r.lastFailure ? h("p", { class: "error small" }, `Last try failed: ${r.lastFailure.errorName}`) : ""]);
+    } catch (e) {
+      replace(inventory, h("p", null, errorText(e)));
+    }
+  };
+
   const loadAudit = async () => {
     if (!canWrite()) return;
     try {
@@ -162,6 +181,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
   };
 
   void loadFields();
+  void loadInventory();
   void loadPairing();
   void loadAudit();
   return stop;

@@ -185,6 +185,30 @@ try {
     await shot("usage");
   });
 
+  await step("inventory: every room's model and software; the unplugged touch panel is named", async () => {
+    await page.getByRole("link", { name: "Inventory", exact: true }).click();
+    await page.getByRole("heading", { name: "Inventory", level: 1 }).waitFor();
+    // The demo unplugged the last room's touch panel before the rooms were first read.
+    const degraded = rooms[rooms.length - 1];
+    const row = page.locator(`#inventory-table tr[data-room="${degraded.id}"]`);
+    await row.waitFor({ timeout: 40000 });
+    expect((await row.textContent()).includes(degraded.name), "the row names the room");
+    const missing = row.locator('li[data-connected="false"]');
+    expect(await missing.count() === 1, `one peripheral missing: ${await row.textContent()}`);
+    expect((await missing.textContent()).includes("not connected"), await missing.textContent());
+    // Rooms missing a peripheral come first.
+    expect(await page.locator("#inventory-table tbody tr").first().getAttribute("data-room") === degraded.id, "the degraded room first");
+    const models = await page.locator("#inventory-table tbody td:nth-child(2)").allTextContents();
+    expect(models.length === rooms.length && models.every((m) => m === "Room Kit"), `models: ${models}`);
+    expect((await page.locator("#inventory-summary").textContent()).includes("1 missing a peripheral"), await page.locator("#inventory-summary").textContent());
+    await shot("inventory");
+    // The room page shows the same, with its serial number.
+    await row.getByRole("link").click();
+    await page.locator('#room-inventory li[data-connected="false"]').waitFor();
+    expect((await page.locator("#room-inventory").textContent()).includes("Serial number"), "the room's serial number");
+    await page.getByRole("link", { name: "Inventory", exact: true }).click();
+  });
+
   await step("upload a CSV: the plan comes first, then the apply", async () => {
     await page.getByRole("link", { name: "Import", exact: true }).click();
     const csv = [
