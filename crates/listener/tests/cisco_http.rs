@@ -352,6 +352,29 @@ async fn a_lost_session_is_replaced() {
 }
 
 #[tokio::test]
+async fn a_changed_password_does_not_ride_on_the_old_login() {
+    let emu = emulator([127, 77, 27, 1], 1, Duration::ZERO).await;
+    let driver = http_driver();
+    let room = device("127.77.27.1", emu.ports.cisco_http.unwrap());
+    driver.perform(&room, &Action::Mute).await.unwrap();
+    // The same device with another password (changed in roomlink, wrong on the codec): the
+    // session the right one opened does not carry it.
+    let mut wrong = room.clone();
+    wrong.password = Some(Zeroizing::new("not-the-codec-password".into()));
+    let failure = driver.perform(&wrong, &Action::Unmute).await.unwrap_err();
+    assert_eq!(failure.kind, FailureKind::BadCredentials, "{failure:?}");
+    no_secret(&failure);
+    assert!(
+        emu.devices.get("127.77.27.1").microphone_muted,
+        "nothing was done"
+    );
+    // The right password logs in again and is obeyed.
+    driver.perform(&room, &Action::Unmute).await.unwrap();
+    assert!(!emu.devices.get("127.77.27.1").microphone_muted);
+    driver.close_sessions().await;
+}
+
+#[tokio::test]
 async fn long_dtmf_goes_in_chunks_of_32() {
     let emu = emulator([127, 77, 26, 1], 1, Duration::ZERO).await;
     let driver = http_driver();

@@ -39,7 +39,7 @@ pub use pin::{format_fingerprint, parse_fingerprint};
 
 use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
 use async_trait::async_trait;
-use bodies::{bookings_body, call_phase, dial_body, dtmf_body, firmware_of};
+use bodies::{bookings_body, call_phase, dial_body, dtmf_body, firmware_of, form_encode};
 use failures::{
     error_chain, http_failure, not_the_api, refused_login, response_head, rustls_error, tls_cause,
 };
@@ -143,9 +143,19 @@ enum Firmware {
 #[derive(Default)]
 struct Session {
     login: Login,
+    /// A digest of the password the login was made with: a request with another password (the
+    /// room's password changed in roomlink) must not ride on the old login.
+    credential: Option<[u8; 32]>,
     firmware: Option<Firmware>,
     /// `scheme://host:port`, for ending the session at shutdown.
     base: String,
+}
+
+/// SHA-256 of the device's password, to tell whether a login was made with it (kept only in
+/// memory, beside the session cookie it guards).
+fn credential_digest(device: &Device) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(device.password().as_bytes()).into()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,19 +193,6 @@ impl Exchange {
             kind: Kind::Command,
         }
     }
-}
-
-/// Percent-encodes a query value (the XPath's `/` and `[]` included).
-fn form_encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// An answer, with the redacted texts of the exchange for failures.
@@ -285,21 +282,26 @@ impl CiscoHttpDriver {
             .cloned()
             .collect();
         for session in all {
-            let mut session = session.lock().await;
-            if let Login::Session(id) = std::mem::take(&mut session.login) {
-                let ended = self
-                    .client
-                    .post(format!("{}/xmlapi/session/end", session.base))
-                    .header("Cookie", format!("SessionId={id}"))
-                    .send()
-                    .await;
-                match ended {
-                    Ok(r) => {
-                        tracing::debug!(device = %session.base, status = %r.status(), "session ended")
-                    }
-                    Err(e) => {
-                        tracing::debug!(device = %session.base, error = %e, "ending the session failed")
-                    }
+            self.end_session(&mut *session.lock().await).await;
+        }
+    }
+
+    /// Forgets the session's login, ending it on the codec when it is an XML API session.
+    async fn end_session(&self, session: &mut Session) {
+        session.credential = None;
+        if let Login::Session(id) = std::mem::take(&mut session.login) {
+            let ended = self
+                .client
+                .post(format!("{}/xmlapi/session/end", session.base))
+                .header("Cookie", format!("SessionId={id}"))
+                .send()
+                .await;
+            match ended {
+                Ok(r) => {
+                    tracing::debug!(device = %session.base, status = %r.status(), "session ended")
+                }
+                Err(e) => {
+                    tracing::debug!(device = %session.base, error = %e, "ending the session failed")
                 }
             }
         }
@@ -387,8 +389,14 @@ impl CiscoHttpDriver {
 
     /// Logs in if not logged in.
     async fn login(&self, device: &Device, session: &mut Session) -> Result<(), DriverFailure> {
+        let credential = credential_digest(device);
         if !matches!(session.login, Login::None) {
-            return Ok(());
+            if session.credential == Some(credential) {
+                return Ok(());
+            }
+            // Another password than the login's: that login proves nothing about this one.
+            tracing::debug!(device = %device.address, "the password changed: logging in again");
+            self.end_session(session).await;
         }
         let begin = Exchange {
             method: reqwest::Method::POST,
@@ -406,11 +414,13 @@ impl CiscoHttpDriver {
                     // Accepted without a session: keep authenticating every request.
                     None => Login::Basic,
                 };
+                session.credential = Some(credential);
                 Ok(())
             }
             301 | 302 | 303 | 307 | 308 | 404 => {
                 tracing::debug!(device = %device.address, "no XML API sessions (TC-era firmware): Basic per request");
                 session.login = Login::Basic;
+                session.credential = Some(credential);
                 Ok(())
             }
             401 | 403 => Err(refused_login(device, reply)),

@@ -1,4 +1,5 @@
-//! The XML documents the driver posts (`putxml`), and what it reads of `/Status/Call`.
+//! The XML documents the driver posts (`putxml`), the `getxml` query, and what it reads of
+//! `/Status/Call`.
 
 use super::Firmware;
 use super::xml::Node;
@@ -53,4 +54,17 @@ pub(super) fn call_phase(calls: &Node) -> CallPhase {
             .unwrap_or("");
         crate::drivers::cisco::call_phase(status)
     }))
+}
+
+/// Percent-encodes a query value (the XPath's `/` and `[]` included).
+pub(super) fn form_encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
