@@ -37,6 +37,13 @@ impl Device {
         self.password.as_deref().map(String::as_str).unwrap_or("")
     }
 
+    /// SHA-256 of the password, to tell whether a kept login (an HTTP session, an SSH shell)
+    /// was made with it: a login proves nothing about another password. Kept only in memory.
+    pub fn password_digest(&self) -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(self.password().as_bytes()).into()
+    }
+
     /// The port to use: the endpoint's, else the protocol's default.
     pub fn port_or(&self, default: u16) -> u16 {
         self.port.unwrap_or(default)

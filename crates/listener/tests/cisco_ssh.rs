@@ -209,6 +209,30 @@ async fn faults_become_failure_kinds_and_a_dropped_session_is_reopened() {
 }
 
 #[tokio::test]
+async fn a_changed_password_does_not_ride_on_the_open_shell() {
+    let dir = tempfile::tempdir().expect("dir");
+    let devices = devices();
+    let codec = codec("127.79.14.1", 0, &devices).await;
+    let driver = driver(&dir, 3_000);
+    let room = device("127.79.14.1", codec.port, PASSWORD);
+    driver.perform(&room, &Action::Mute).await.expect("mute");
+    // Another password for the same device: the shell the right one opened does not carry it.
+    let wrong = device("127.79.14.1", codec.port, "not-the-codec-password");
+    let failure = driver.perform(&wrong, &Action::Unmute).await.unwrap_err();
+    assert_eq!(failure.kind, FailureKind::BadCredentials, "{failure:?}");
+    assert!(
+        devices.get("127.79.14.1").microphone_muted,
+        "nothing was done"
+    );
+    driver
+        .perform(&room, &Action::Unmute)
+        .await
+        .expect("unmute");
+    assert!(!devices.get("127.79.14.1").microphone_muted);
+    assert_eq!(driver.connections(), 3, "a login per password change");
+}
+
+#[tokio::test]
 async fn a_changed_host_key_is_refused() {
     let dir = tempfile::tempdir().expect("dir");
     let devices = devices();

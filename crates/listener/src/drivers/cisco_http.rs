@@ -151,13 +151,6 @@ struct Session {
     base: String,
 }
 
-/// SHA-256 of the device's password, to tell whether a login was made with it (kept only in
-/// memory, beside the session cookie it guards).
-fn credential_digest(device: &Device) -> [u8; 32] {
-    use sha2::Digest;
-    sha2::Sha256::digest(device.password().as_bytes()).into()
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// `getxml` and session begin: a 503 is retried.
@@ -389,7 +382,7 @@ impl CiscoHttpDriver {
 
     /// Logs in if not logged in.
     async fn login(&self, device: &Device, session: &mut Session) -> Result<(), DriverFailure> {
-        let credential = credential_digest(device);
+        let credential = device.password_digest();
         if !matches!(session.login, Login::None) {
             if session.credential == Some(credential) {
                 return Ok(());

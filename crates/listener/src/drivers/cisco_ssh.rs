@@ -78,6 +78,8 @@ pub struct CiscoSshDriver {
 
 /// An open shell on one codec.
 struct Shell {
+    /// [`Device::password_digest`] of the password it logged in with.
+    credential: [u8; 32],
     _handle: client::Handle<HostCheck>,
     channel: Channel<client::Msg>,
     buffer: Vec<u8>,
@@ -297,6 +299,7 @@ impl CiscoSshDriver {
                 .cause(e.to_string())
         })?;
         let mut shell = Shell {
+            credential: device.password_digest(),
             _handle: handle,
             channel,
             buffer: Vec::new(),
@@ -411,6 +414,10 @@ impl CiscoSshDriver {
     async fn run(&self, device: &Device, line: &str) -> Result<Value, DriverFailure> {
         let slot = self.slot(device);
         let mut held = slot.lock().await;
+        if let Some(old) = held.take_if(|s| s.credential != device.password_digest()) {
+            // Another password than the shell's login (changed in roomlink): log in again.
+            let _ = old.channel.data_bytes(b"bye\n".to_vec()).await;
+        }
         if held.is_none() {
             *held = Some(self.open(device).await?);
         }
