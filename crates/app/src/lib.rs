@@ -19,6 +19,7 @@ pub mod control;
 pub mod csv_preview;
 pub mod endpoint_lists;
 pub mod endpoints;
+pub mod health;
 pub mod housekeeping;
 pub mod inventory;
 pub mod keys;
@@ -71,6 +72,7 @@ pub struct Services {
     pub audit_log: Arc<audit::AuditLog>,
     pub usage: Arc<usage::UsageService>,
     pub inventory: Arc<inventory::InventoryService>,
+    pub health: Arc<health::HealthService>,
     pub housekeeping: Arc<housekeeping::Housekeeping>,
     pub key_rotation: Arc<keys::KeyRotation>,
     pub calendars: Arc<calendars::CalendarService>,
@@ -102,6 +104,8 @@ pub struct Policies {
     pub token_cache: revocation::TokenCacheLifetime,
     /// How often room inventories are read, and how many per listener and poll round.
     pub inventory_refresh: inventory::InventoryRefresh,
+    /// When a room's observations count as too old for it to be healthy.
+    pub health: roomlink_domain::health::HealthPolicy,
 }
 
 /// How old a room calendar's copy may be when rounds use it before its calendar system is
@@ -223,7 +227,24 @@ impl Services {
             pushed: Default::default(),
             calendar_max_age_ms: policies.calendar_poll.0,
         });
+        let listener_admin = Arc::new(listeners::ListenerAdmin {
+            listeners: store.clone(),
+            links: store.clone(),
+            sealer: ports.sealer.clone(),
+            ids: ports.ids.clone(),
+            clock: ports.clock.clone(),
+            events: ports.events.clone(),
+            audit: auditor.clone(),
+        });
         Services {
+            health: Arc::new(health::HealthService {
+                endpoints: store.clone(),
+                statuses: store.clone(),
+                inventories: store.clone(),
+                listeners: listener_admin.clone(),
+                clock: ports.clock.clone(),
+                policy: policies.health,
+            }),
             tokens: Arc::new(tokens::TokenService {
                 auth: auth.clone(),
                 tokens: store.clone(),
@@ -246,15 +267,7 @@ impl Services {
                 )),
                 versions: Default::default(),
             }),
-            listeners: Arc::new(listeners::ListenerAdmin {
-                listeners: store.clone(),
-                links: store.clone(),
-                sealer: ports.sealer.clone(),
-                ids: ports.ids.clone(),
-                clock: ports.clock.clone(),
-                events: ports.events.clone(),
-                audit: auditor.clone(),
-            }),
+            listeners: listener_admin.clone(),
             control,
             pairing,
             admin: Arc::new(admin::Admin {

@@ -160,6 +160,7 @@ operations! {
     ListCallSessions => "analytics.sessions",
     GetInventory => "inventory.get",
     ListInventory => "inventory.list",
+    ReadRoomHealth => "health.rooms",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -195,7 +196,7 @@ impl Operation {
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
-            | ListInventory => Access::Read,
+            | ListInventory | ReadRoomHealth => Access::Read,
         }
     }
 }

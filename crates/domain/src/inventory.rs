@@ -157,6 +157,12 @@ impl ReadFailure {
             error_message: error.message().to_owned(),
         }
     }
+
+    /// The room's listener has no inventory for its kind of room (a Mesh room: the driver
+    /// contract has none): a fact about the driver, not a fault of the room.
+    pub fn no_inventory_for_this_room(&self) -> bool {
+        self.error_name == crate::error::ErrorKind::NoSuchHandler.name()
+    }
 }
 
 /// One endpoint's inventory record.

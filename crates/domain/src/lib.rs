@@ -7,7 +7,8 @@
 //! - [`access`]: roles, operations, and who may call what (Zero Touch included).
 //! - [`ports`]: the traits adapters implement (storage, listener transport, platform identity,
 //!   clock, ids, password hashing, secret sealing).
-//! - [`usage`], [`inventory`]: what roomlink learns of rooms (call sessions, what they are).
+//! - [`usage`], [`inventory`], [`health`]: what roomlink learns of rooms (call sessions, what
+//!   they are, whether they work).
 //! - [`cluster`]: the ports that make several instances one (outbound listeners' links, the
 //!   event bus).
 //! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
@@ -26,6 +27,7 @@ pub mod endpoint;
 pub mod enterprise;
 pub mod enums;
 pub mod error;
+pub mod health;
 pub mod ids;
 pub mod inventory;
 pub mod listener;

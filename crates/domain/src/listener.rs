@@ -220,7 +220,7 @@ impl ListenerContact {
 
     /// When roomlink last heard from the listener: its last answered check, or the open
     /// connection's last heartbeat.
-    fn last_contact_ms(&self) -> Option<i64> {
+    pub fn last_contact_ms(&self) -> Option<i64> {
         match self {
             ListenerContact::Checked(check) => check.as_ref().and_then(|c| c.answered_ms),
             ListenerContact::Linked(link) => link.as_ref().map(|l| l.seen_ms),

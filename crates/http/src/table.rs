@@ -130,7 +130,7 @@ pub(crate) enum Tag {
     Enterprise,
     Calendars,
     Analytics,
-    Inventory,
+    Fleet,
     Operations,
 }
 
@@ -144,7 +144,7 @@ impl Tag {
         Tag::Enterprise,
         Tag::Calendars,
         Tag::Analytics,
-        Tag::Inventory,
+        Tag::Fleet,
         Tag::Operations,
     ];
 
@@ -158,7 +158,7 @@ impl Tag {
             Tag::Enterprise => "Enterprise",
             Tag::Calendars => "Calendars",
             Tag::Analytics => "Analytics",
-            Tag::Inventory => "Inventory",
+            Tag::Fleet => "Fleet",
             Tag::Operations => "Operations",
         }
     }
@@ -175,9 +175,9 @@ impl Tag {
             Tag::Enterprise => "The caller's tenant.",
             Tag::Calendars => "Room calendars: where they are read, and the meetings in them.",
             Tag::Analytics => "How rooms are used: call sessions and the figures summed from them.",
-            Tag::Inventory => {
-                "What room systems say about themselves: product, serial number, software, \
-                 addresses and peripherals."
+            Tag::Fleet => {
+                "The rooms as a fleet: what each room system says about itself (inventory) and \
+                 whether it works (health)."
             }
             Tag::Operations => "Probes, metrics and this document.",
         }

@@ -233,6 +233,13 @@ async fn wire(
             interval_ms: i64::from(settings.inventory.refresh_minutes) * 60_000,
             per_round: settings.inventory.reads_per_round as usize,
         },
+        // Three missed poll rounds, two missed inventory reads.
+        health: roomlink_domain::health::HealthPolicy {
+            stale_status_ms: i64::try_from(settings.listener.status_poll_interval_ms)
+                .unwrap_or(i64::MAX / 4)
+                .saturating_mul(3),
+            stale_inventory_ms: i64::from(settings.inventory.refresh_minutes) * 2 * 60_000,
+        },
         endpoint_list_cache_bytes: ListCacheBudget(
             settings
                 .server

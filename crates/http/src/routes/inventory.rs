@@ -23,7 +23,7 @@ pub(super) const GET: Operation = Operation {
     access: Access::Caller(Op::GetInventory),
     doc: Doc::Described(Description {
         id: "inventory.get",
-        tag: Tag::Inventory,
+        tag: Tag::Fleet,
         summary: "What one room system says about itself",
         description: "Product, model, serial number, software version and release date, \
             uptime, network addresses and connected peripherals, as the room system reported \
@@ -46,7 +46,7 @@ pub(super) const LIST: Operation = Operation {
     access: Access::Caller(Op::ListInventory),
     doc: Doc::Described(Description {
         id: "inventory.list",
-        tag: Tag::Inventory,
+        tag: Tag::Fleet,
         summary: "The fleet's inventory",
         description: "Every room whose inventory was tried, in endpoint id order, one page per \
             request (`limit`, default 100); the next page's cursor is in the `X-Next-Cursor` \

@@ -13,6 +13,7 @@ mod docs;
 mod endpoint_list;
 mod endpoints;
 mod enterprise;
+mod health;
 mod inventory;
 mod listener_link;
 mod listeners;
@@ -79,6 +80,7 @@ pub(crate) const TABLE: &[Operation] = &[
     analytics::USAGE,
     analytics::SESSIONS,
     inventory::LIST,
+    health::ROOMS,
     enterprise::GET_SELF,
     enterprise::UPDATE_SELF,
     listeners::LIST,

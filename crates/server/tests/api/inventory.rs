@@ -1,4 +1,4 @@
-//! Room inventory end to end: roomlink's poll rounds → `roomlink-listener` → emulated Cisco
+//! Room inventory and health end to end: roomlink's poll rounds → `roomlink-listener` → emulated Cisco
 //! (HTTP, SSH), Poly (Telnet) and Mesh rooms; the records through the API on SQLite and
 //! PostgreSQL. Addresses 127.78.10.x (SQLite) and 127.78.11.x (PostgreSQL).
 
@@ -20,6 +20,14 @@ async fn record(app: &TestApp, token: &str, id: &str) -> Value {
             token,
             None,
         )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+async fn room_health(app: &TestApp, token: &str) -> Value {
+    let (status, body) = app
+        .call(Method::GET, "/api/health/rooms", token, None)
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body
@@ -125,7 +133,7 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
     let r = record(&app, &ro, &mesh).await;
     assert!(r["inventory"].is_null(), "{r}");
     assert_eq!(r["attemptedAt"], first, "{r}");
-    assert!(r["lastFailure"]["errorName"].is_string(), "{r}");
+    assert_eq!(r["lastFailure"]["errorName"], "NoSuchHandler", "{r}");
 
     // The touch panel is unplugged and the codec upgraded.
     let address = site.address("TANDBERG_HTTP");
@@ -164,6 +172,82 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
         .collect();
     assert_eq!(unplugged.len(), 1, "{r}");
     assert_eq!(unplugged[0]["id"], panel.as_str(), "{r}");
+
+    // Health: the room with the unplugged panel is degraded, the others work.
+    let health = room_health(&app, &ro).await;
+    assert_eq!(
+        health["counts"],
+        serde_json::json!({"ok": 3, "degraded": 1, "offline": 0}),
+        "{health}"
+    );
+    let first_room = &health["rooms"][0];
+    assert_eq!(
+        (
+            first_room["endpointId"].as_str(),
+            first_room["state"].as_str()
+        ),
+        (Some(http.as_str()), Some("degraded")),
+        "broken rooms first: {health}"
+    );
+    assert_eq!(
+        first_room["reasons"][0]["code"], "peripheralDisconnected",
+        "{health}"
+    );
+    assert_eq!(first_room["since"], second, "{health}");
+    assert_eq!(
+        health["listeners"][0]["counts"], health["counts"],
+        "{health}"
+    );
+
+    // The Poly room stops answering (its password is refused): after three poll intervals
+    // without a status it is offline, since its last status. A room without a listener is
+    // offline from the start.
+    let last_poly_status = app.clock.now_ms();
+    site.set_fault(
+        "POLYCOM_TELNET",
+        Some(roomlink_device_emu::device::Fault::BadCredentials),
+    );
+    app.clock.advance(91_000);
+    assert_eq!(
+        app.poll_now(&ro, true).await,
+        3,
+        "the Poly room gave no status"
+    );
+    let orphan = app
+        .create_endpoint(&rw, serde_json::json!({"name": "Unwired room"}))
+        .await;
+    let health = room_health(&app, &ro).await;
+    assert_eq!(
+        health["counts"],
+        serde_json::json!({"ok": 2, "degraded": 1, "offline": 2}),
+        "{health}"
+    );
+    let state_of = |id: &str| {
+        health["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["endpointId"] == id)
+            .cloned()
+            .unwrap()
+    };
+    let poly_health = state_of(&poly);
+    assert_eq!(poly_health["state"], "offline", "{health}");
+    assert_eq!(
+        poly_health["reasons"][0]["code"], "notAnswering",
+        "{health}"
+    );
+    assert_eq!(poly_health["since"], last_poly_status, "{health}");
+    let orphan_health = state_of(orphan["id"].as_str().unwrap());
+    assert_eq!(
+        orphan_health["reasons"][0]["code"], "noListener",
+        "{health}"
+    );
+    assert_eq!(
+        health["rooms"][0]["state"], "offline",
+        "offline rooms first: {health}"
+    );
+    site.set_fault("POLYCOM_TELNET", None);
 
     // The fleet: every record once, in pages; filters on software and listener.
     let all = fleet(&app, &ro, "").await;

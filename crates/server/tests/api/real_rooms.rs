@@ -47,7 +47,7 @@ impl Site {
         self.emu.hosts[i].to_string()
     }
 
-    fn set_fault(&self, protocol: &str, fault: Option<Fault>) {
+    pub(crate) fn set_fault(&self, protocol: &str, fault: Option<Fault>) {
         self.emu.devices.with(&self.address(protocol), |d| {
             d.faults.clear();
             if let Some(fault) = fault {

@@ -1,8 +1,10 @@
-//! The inventory's schemas: a room's record, what it says about itself, its peripherals.
+//! The fleet's schemas: a room's inventory record (what it says about itself, its
+//! peripherals) and the rooms' health.
 
 use crate::openapi::primitives::{
-    boolean, enumeration, integer, object, prop, reference, string, text,
+    boolean, enumeration, epoch_ms, integer, object, prop, reference, string, text,
 };
+use roomlink_domain::health::{HealthState, REASON_CODES};
 use roomlink_domain::inventory::{MAX_ITEMS, PeripheralKind};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
@@ -80,7 +82,91 @@ pub(super) fn inventory_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
         ],
     );
     let nullable_ms = || integer(true).description(Some("Milliseconds since the Unix epoch."));
+    let counts = || {
+        object(
+            "How many rooms are in each state.",
+            ["ok", "degraded", "offline"]
+                .into_iter()
+                .map(|s| prop(s, integer(false).minimum(Some(0)), true))
+                .collect(),
+        )
+    };
+    let room_health = object(
+        "One room's health.",
+        vec![
+            prop("endpointId", string(), true),
+            prop("name", string(), true),
+            prop("listenerServiceId", text(true), true),
+            prop(
+                "state",
+                enumeration(&HealthState::ALL.map(HealthState::as_str), false),
+                true,
+            ),
+            prop(
+                "since",
+                nullable_ms().description(Some(
+                    "The observation that shows the state (the last status of a room that \
+                     stopped answering, the inventory read that found a peripheral missing); \
+                     null when there is none.",
+                )),
+                true,
+            ),
+            prop(
+                "reasons",
+                ArrayBuilder::new().items(RefOr::T(object(
+                    "Why the room is not ok.",
+                    vec![
+                        prop("code", enumeration(&REASON_CODES, false), true),
+                        prop("message", string(), true),
+                    ],
+                ))),
+                true,
+            ),
+        ],
+    );
+    let listener_counts = object(
+        "One listener service's rooms.",
+        vec![
+            prop("listenerServiceId", string(), true),
+            prop("name", string(), true),
+            prop(
+                "health",
+                enumeration(&["online", "offline", "unknown"], false),
+                true,
+            ),
+            prop("counts", RefOr::T(counts()), true),
+        ],
+    );
     vec![
+        (
+            "RoomHealthReport",
+            object(
+                "Every room's health (`GET /api/health/rooms`).",
+                vec![
+                    prop(
+                        "at",
+                        epoch_ms().description(Some("When it was computed.")),
+                        true,
+                    ),
+                    prop("counts", RefOr::T(counts()), true),
+                    prop(
+                        "listeners",
+                        ArrayBuilder::new().items(RefOr::T(listener_counts)),
+                        true,
+                    ),
+                    prop(
+                        "rooms",
+                        ArrayBuilder::new()
+                            .items(RefOr::T(room_health))
+                            .description(Some(
+                                "Offline rooms first, then degraded, then ok; by name within each.",
+                            )),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
         ("Inventory", inventory.into()),
         (
             "EndpointInventory",

@@ -1,0 +1,147 @@
+//! `GET /api/health/rooms`: every room's health ([`roomlink_domain::health`]) from what the
+//! stores hold (statuses, inventories) and what is known of the listeners.
+
+use super::auth::Principal;
+use super::listeners::ListenerAdmin;
+use roomlink_domain::access::{Operation, Target};
+use roomlink_domain::error::Result;
+use roomlink_domain::health::{
+    HealthCounts, HealthPolicy, RoomHealth, RoomObservations, room_health,
+};
+use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
+use roomlink_domain::inventory::{EndpointInventory, InventoryFilter, MAX_PAGE};
+use roomlink_domain::listener::ListenerHealth;
+use roomlink_domain::ports::{Clock, EndpointStore, InventoryStore, StatusStore};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub struct HealthService {
+    pub endpoints: Arc<dyn EndpointStore>,
+    pub statuses: Arc<dyn StatusStore>,
+    pub inventories: Arc<dyn InventoryStore>,
+    pub listeners: Arc<ListenerAdmin>,
+    pub clock: Arc<dyn Clock>,
+    pub policy: HealthPolicy,
+}
+
+/// One room's health with its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedRoomHealth {
+    pub name: String,
+    pub health: RoomHealth,
+}
+
+/// The counts of one listener's rooms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenerCounts {
+    pub listener_id: ListenerServiceId,
+    pub name: String,
+    pub health: ListenerHealth,
+    pub counts: HealthCounts,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthReport {
+    pub at: i64,
+    pub counts: HealthCounts,
+    /// In the listeners' order (as `GET /api/listenerservices`).
+    pub listeners: Vec<ListenerCounts>,
+    /// Offline rooms first, then degraded, then ok; by name within each.
+    pub rooms: Vec<NamedRoomHealth>,
+}
+
+impl HealthService {
+    pub async fn rooms(&self, principal: &Principal) -> Result<HealthReport> {
+        principal.authorize(Operation::ReadRoomHealth, Target::Enterprise)?;
+        let enterprise = &principal.enterprise_id;
+        let endpoints = self.endpoints.list_endpoints(enterprise).await?;
+        let observed: HashMap<EndpointId, i64> = self
+            .statuses
+            .statuses(enterprise)
+            .await?
+            .into_iter()
+            .map(|s| (s.endpoint_id, s.timestamp))
+            .collect();
+        let inventories = self.every_inventory(enterprise).await?;
+        let views = self.listeners.list(principal).await?;
+        let contact: HashMap<ListenerServiceId, (ListenerHealth, Option<i64>)> = views
+            .iter()
+            .map(|v| {
+                (
+                    v.listener.id.clone(),
+                    (v.contact.health(), v.contact.last_contact_ms()),
+                )
+            })
+            .collect();
+        let now = self.clock.now_ms();
+        let mut counts = HealthCounts::default();
+        let mut per_listener: HashMap<ListenerServiceId, HealthCounts> = HashMap::new();
+        let mut rooms: Vec<NamedRoomHealth> = endpoints
+            .iter()
+            .map(|endpoint| {
+                let listener_id = endpoint.profile().listener();
+                let observations = RoomObservations {
+                    // A listener id naming no listener counts as none.
+                    listener: listener_id.as_ref().and_then(|l| contact.get(l).copied()),
+                    last_observed: observed.get(endpoint.id()).copied(),
+                    inventory: inventories.get(endpoint.id()),
+                };
+                let (state, since, reasons) = room_health(&observations, now, &self.policy);
+                counts.add(state);
+                if let Some(l) = &listener_id {
+                    per_listener.entry(l.clone()).or_default().add(state);
+                }
+                NamedRoomHealth {
+                    name: endpoint.name().to_owned(),
+                    health: RoomHealth {
+                        endpoint_id: endpoint.id().clone(),
+                        listener_service_id: listener_id,
+                        state,
+                        since,
+                        reasons,
+                    },
+                }
+            })
+            .collect();
+        rooms.sort_by(|a, b| {
+            a.health
+                .state
+                .cmp(&b.health.state)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        let listeners = views
+            .into_iter()
+            .map(|v| ListenerCounts {
+                counts: per_listener.remove(&v.listener.id).unwrap_or_default(),
+                health: v.contact.health(),
+                listener_id: v.listener.id,
+                name: v.listener.profile.name.as_str().to_owned(),
+            })
+            .collect();
+        Ok(HealthReport {
+            at: now,
+            counts,
+            listeners,
+            rooms,
+        })
+    }
+
+    async fn every_inventory(
+        &self,
+        enterprise: &EnterpriseId,
+    ) -> Result<HashMap<EndpointId, EndpointInventory>> {
+        let mut all = HashMap::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .inventories
+                .inventory_page(enterprise, &InventoryFilter::default(), after, MAX_PAGE)
+                .await?;
+            all.extend(page.records.into_iter().map(|r| (r.endpoint_id.clone(), r)));
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+}

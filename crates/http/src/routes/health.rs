@@ -1,0 +1,91 @@
+//! `GET /api/health/rooms`: every room's health, with counts per state and per listener.
+
+use crate::AppState;
+use crate::caller::Caller;
+use crate::error::ApiResult;
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
+use actix_web::{HttpResponse, web};
+use roomlink_domain::access::Operation as Op;
+use roomlink_domain::health::{HealthCounts, HealthReason, HealthState};
+use serde::Serialize;
+
+pub(super) const ROOMS: Operation = Operation {
+    method: Method::Get,
+    path: "/api/health/rooms",
+    handler: |route| route.to(rooms),
+    access: Access::Caller(Op::ReadRoomHealth),
+    doc: Doc::Described(Description {
+        id: "health.rooms",
+        tag: Tag::Fleet,
+        summary: "Which rooms work, which do not, and why",
+        description: "Every room's health: `offline` when nothing reaches it (no listener \
+            service, its listener offline, never observed, or no status for three poll \
+            intervals), `degraded` when it answers but its inventory shows a peripheral not \
+            connected or cannot be read for two refresh intervals, `ok` otherwise; with the \
+            reasons, and `since`: the observation that shows it (the last status of a room that \
+            stopped answering, the inventory read that found a peripheral missing). Counts per \
+            state and per listener; the rooms offline first, then degraded, by name.",
+        params: &[],
+        body: Body::None,
+        success: Success::Json("RoomHealthReport"),
+        errors: &[],
+    }),
+};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListenerView<'a> {
+    listener_service_id: &'a str,
+    name: &'a str,
+    health: &'static str,
+    counts: HealthCounts,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RoomView<'a> {
+    endpoint_id: &'a str,
+    name: &'a str,
+    listener_service_id: Option<&'a str>,
+    state: HealthState,
+    since: Option<i64>,
+    reasons: &'a [HealthReason],
+}
+
+#[derive(Serialize)]
+struct ReportView<'a> {
+    at: i64,
+    counts: HealthCounts,
+    listeners: Vec<ListenerView<'a>>,
+    rooms: Vec<RoomView<'a>>,
+}
+
+async fn rooms(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    let report = state.services.health.rooms(&caller.0).await?;
+    Ok(HttpResponse::Ok().json(ReportView {
+        at: report.at,
+        counts: report.counts,
+        listeners: report
+            .listeners
+            .iter()
+            .map(|l| ListenerView {
+                listener_service_id: l.listener_id.as_str(),
+                name: &l.name,
+                health: l.health.as_str(),
+                counts: l.counts,
+            })
+            .collect(),
+        rooms: report
+            .rooms
+            .iter()
+            .map(|r| RoomView {
+                endpoint_id: r.health.endpoint_id.as_str(),
+                name: &r.name,
+                listener_service_id: r.health.listener_service_id.as_ref().map(|l| l.as_str()),
+                state: r.health.state,
+                since: r.health.since,
+                reasons: &r.health.reasons,
+            })
+            .collect(),
+    }))
+}
