@@ -11,7 +11,7 @@ use roomlink_domain::health::{
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
 use roomlink_domain::inventory::{EndpointInventory, InventoryFilter, MAX_PAGE};
 use roomlink_domain::listener::ListenerHealth;
-use roomlink_domain::ports::{Clock, EndpointStore, InventoryStore, StatusStore};
+use roomlink_domain::ports::{Clock, EndpointStore, EnterpriseStore, InventoryStore, StatusStore};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -20,8 +20,11 @@ pub struct HealthService {
     pub statuses: Arc<dyn StatusStore>,
     pub inventories: Arc<dyn InventoryStore>,
     pub listeners: Arc<ListenerAdmin>,
+    pub enterprises: Arc<dyn EnterpriseStore>,
     pub clock: Arc<dyn Clock>,
     pub policy: HealthPolicy,
+    /// The fleet's counts and when they were computed.
+    pub fleet: std::sync::Mutex<Option<(i64, HealthCounts)>>,
 }
 
 /// One room's health with its name.
@@ -50,10 +53,43 @@ pub struct HealthReport {
     pub rooms: Vec<NamedRoomHealth>,
 }
 
+/// How long the fleet's counts (for the metrics) are reused: a scrape every few seconds from
+/// several collectors does not each time read every room of every enterprise.
+const FLEET_COUNTS_MS: i64 = 30_000;
+
 impl HealthService {
     pub async fn rooms(&self, principal: &Principal) -> Result<HealthReport> {
         principal.authorize(Operation::ReadRoomHealth, Target::Enterprise)?;
-        let enterprise = &principal.enterprise_id;
+        self.report(&principal.enterprise_id).await
+    }
+
+    /// The rooms of every enterprise per state, computed at most every 30 s (the metrics'
+    /// gauges).
+    pub async fn fleet_counts(&self) -> Result<HealthCounts> {
+        let now = self.clock.now_ms();
+        if let Some((at, counts)) = *self.lock_fleet()
+            && now - at < FLEET_COUNTS_MS
+        {
+            return Ok(counts);
+        }
+        let mut all = HealthCounts::default();
+        for enterprise in self.enterprises.enterprise_ids().await? {
+            let counts = self.report(&enterprise).await?.counts;
+            all.ok += counts.ok;
+            all.degraded += counts.degraded;
+            all.offline += counts.offline;
+        }
+        *self.lock_fleet() = Some((now, all));
+        Ok(all)
+    }
+
+    fn lock_fleet(&self) -> std::sync::MutexGuard<'_, Option<(i64, HealthCounts)>> {
+        self.fleet
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    async fn report(&self, enterprise: &EnterpriseId) -> Result<HealthReport> {
         let endpoints = self.endpoints.list_endpoints(enterprise).await?;
         let observed: HashMap<EndpointId, i64> = self
             .statuses
@@ -63,7 +99,7 @@ impl HealthService {
             .map(|s| (s.endpoint_id, s.timestamp))
             .collect();
         let inventories = self.every_inventory(enterprise).await?;
-        let views = self.listeners.list(principal).await?;
+        let views = self.listeners.views(enterprise).await?;
         let contact: HashMap<ListenerServiceId, (ListenerHealth, Option<i64>)> = views
             .iter()
             .map(|v| {

@@ -242,8 +242,10 @@ impl Services {
                 statuses: store.clone(),
                 inventories: store.clone(),
                 listeners: listener_admin.clone(),
+                enterprises: store.clone(),
                 clock: ports.clock.clone(),
                 policy: policies.health,
+                fleet: Default::default(),
             }),
             tokens: Arc::new(tokens::TokenService {
                 auth: auth.clone(),

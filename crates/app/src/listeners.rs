@@ -7,7 +7,7 @@ use roomlink_domain::access::{Operation, Target};
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::cluster::{ClusterEvent, EventBus};
 use roomlink_domain::error::{Error, Result};
-use roomlink_domain::ids::ListenerServiceId;
+use roomlink_domain::ids::{EnterpriseId, ListenerServiceId};
 use roomlink_domain::listener::{
     LinkPresence, ListenerConnection, ListenerContact, ListenerService, ListenerView,
     decode_listener,
@@ -87,16 +87,21 @@ impl ListenerAdmin {
 
     pub async fn list(&self, principal: &Principal) -> Result<Vec<ListenerView>> {
         principal.authorize(Operation::ListListenerServices, Target::ListenerService)?;
-        let listeners = self
-            .listeners
-            .list_listeners(&principal.enterprise_id)
-            .await?;
-        self.with_links(principal, listeners).await
+        self.views(&principal.enterprise_id).await
+    }
+
+    /// Every listener of the enterprise with its reachability, for rounds that act for no
+    /// caller (the fleet health gauges).
+    pub async fn views(&self, enterprise: &EnterpriseId) -> Result<Vec<ListenerView>> {
+        let listeners = self.listeners.list_listeners(enterprise).await?;
+        self.with_links(enterprise, listeners).await
     }
 
     pub async fn get(&self, principal: &Principal, id: &ListenerServiceId) -> Result<ListenerView> {
         let listener = self.record(principal, id).await?;
-        let mut views = self.with_links(principal, vec![listener]).await?;
+        let mut views = self
+            .with_links(&principal.enterprise_id, vec![listener])
+            .await?;
         views.pop().ok_or_else(|| id.not_found())
     }
 
@@ -116,11 +121,10 @@ impl ListenerAdmin {
     /// and inbound ones' last checks (one read each for all of them).
     async fn with_links(
         &self,
-        principal: &Principal,
+        enterprise: &EnterpriseId,
         listeners: Vec<ListenerService>,
     ) -> Result<Vec<ListenerView>> {
         let outbound = |l: &ListenerService| l.profile.connection == ListenerConnection::Outbound;
-        let enterprise = &principal.enterprise_id;
         let mut links = if listeners.iter().any(outbound) {
             self.links.links(enterprise).await?
         } else {
@@ -207,7 +211,9 @@ impl ListenerAdmin {
             drop_link,
         });
         // The answer is shaped like GET's (a connection that stays open shows as such).
-        let mut views = self.with_links(principal, vec![listener]).await?;
+        let mut views = self
+            .with_links(&principal.enterprise_id, vec![listener])
+            .await?;
         views.pop().ok_or_else(|| id.not_found())
     }
 

@@ -19,6 +19,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+use roomlink_domain::health::HealthCounts;
 use roomlink_domain::ports::PoolStatus;
 use std::time::Duration;
 
@@ -185,16 +186,41 @@ impl Metrics {
     }
 
     /// The exposition, in the OpenMetrics text format.
-    pub fn render(&self, pool: Option<PoolStatus>) -> String {
+    pub fn render(&self, pool: Option<PoolStatus>, rooms: Option<HealthCounts>) -> String {
         let mut out = String::with_capacity(4096);
         // Writing into a String cannot fail.
         let _ = text::encode_registry(&mut out, &self.registry);
         if let Some(pool) = pool {
             let _ = text::encode_registry(&mut out, &pool_registry(pool));
         }
+        if let Some(rooms) = rooms {
+            let _ = text::encode_registry(&mut out, &rooms_registry(rooms));
+        }
         let _ = text::encode_eof(&mut out);
         out
     }
+}
+
+/// The fleet's rooms per health state (every enterprise; the same on every instance, so a
+/// dashboard takes one instance's value, not the sum).
+fn rooms_registry(counts: HealthCounts) -> Registry {
+    let mut registry = Registry::default();
+    let rooms = Family::<PoolLabels, Gauge>::default();
+    for (state, n) in [
+        ("ok", counts.ok),
+        ("degraded", counts.degraded),
+        ("offline", counts.offline),
+    ] {
+        rooms
+            .get_or_create(&PoolLabels { state })
+            .set(i64::try_from(n).unwrap_or(i64::MAX));
+    }
+    registry.register(
+        "roomlink_rooms",
+        "Rooms by health state (GET /api/health/rooms), every enterprise, computed at most every 30 s",
+        rooms,
+    );
+    registry
 }
 
 /// The pool's state at this scrape, as a registry of its own: read when asked, never stored,
@@ -257,7 +283,8 @@ pub(crate) const SERVE: Operation = Operation {
         tag: Tag::Operations,
         summary: "Prometheus metrics",
         description: "Request counts and latencies by route pattern, listener command outcomes, \
-            rate-limit refusals and database pool use, in the Prometheus text format.",
+            rate-limit refusals, database pool use and rooms per health state, in the \
+            Prometheus text format.",
         params: &[],
         body: Body::None,
         success: Success::Other("text/plain"),
@@ -266,9 +293,17 @@ pub(crate) const SERVE: Operation = Operation {
 };
 
 async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    // A database that cannot answer leaves the gauges out rather than failing the scrape.
+    let rooms = match state.services.health.fleet_counts().await {
+        Ok(counts) => Some(counts),
+        Err(error) => {
+            tracing::warn!(%error, "room health gauges left out of this scrape");
+            None
+        }
+    };
     let text = state
         .metrics
-        .render(state.services.housekeeping.pool_status());
+        .render(state.services.housekeeping.pool_status(), rooms);
     let content_type = if wants_openmetrics(&req) {
         OPENMETRICS
     } else {
@@ -296,12 +331,19 @@ mod tests {
             Some("ExternalSystemTimedOut"),
         );
         m.record_limited("address");
-        let text = m.render(Some(PoolStatus {
-            max_size: 16,
-            size: 3,
-            available: 1,
-            waiting: 0,
-        }));
+        let text = m.render(
+            Some(PoolStatus {
+                max_size: 16,
+                size: 3,
+                available: 1,
+                waiting: 0,
+            }),
+            Some(HealthCounts {
+                ok: 5,
+                degraded: 1,
+                offline: 2,
+            }),
+        );
         for line in [
             "roomlink_http_requests_total{method=\"GET\",route=\"/api/endpoints\",status=\"200\"} 2",
             "roomlink_http_request_duration_seconds_bucket{le=\"0.0025\",method=\"GET\",route=\"/api/endpoints\"} 1",
@@ -314,6 +356,9 @@ mod tests {
             "roomlink_db_pool_connections{state=\"idle\"} 1",
             "roomlink_db_pool_max_connections 16",
             "roomlink_db_pool_waiting 0",
+            "roomlink_rooms{state=\"ok\"} 5",
+            "roomlink_rooms{state=\"degraded\"} 1",
+            "roomlink_rooms{state=\"offline\"} 2",
             "# HELP roomlink_http_requests Requests answered, by method, route pattern and status.",
             "# TYPE roomlink_http_request_duration_seconds histogram",
             "# HELP roomlink_db_pool_waiting Requests waiting for a database connection (pool saturation).",
@@ -344,7 +389,7 @@ mod tests {
         let m = Metrics::default();
         let odd = Method::from_bytes(b"X-SCAN-1").expect("a method token");
         m.record(&odd, "(unmatched)", 404, Duration::ZERO, None);
-        let text = m.render(None);
+        let text = m.render(None, None);
         assert!(!text.contains("roomlink_db_pool"), "{text}");
         assert!(!text.contains("X-SCAN-1"), "{text}");
         assert!(text.contains(

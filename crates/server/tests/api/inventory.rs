@@ -247,6 +247,22 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
         health["rooms"][0]["state"], "offline",
         "offline rooms first: {health}"
     );
+    // The same counts as gauges, for the whole fleet (one enterprise here).
+    let metrics = app
+        .request(Method::GET, "/metrics")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for line in [
+        "roomlink_rooms{state=\"ok\"} 2",
+        "roomlink_rooms{state=\"degraded\"} 1",
+        "roomlink_rooms{state=\"offline\"} 2",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
     site.set_fault("POLYCOM_TELNET", None);
 
     // The fleet: every record once, in pages; filters on software and listener.
