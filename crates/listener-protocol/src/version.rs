@@ -137,11 +137,12 @@ mod tests {
             ]
         );
         assert!(!commands_of(v("2.14.9")).contains(&"status"));
-        // The simulator's default predates calendar push and calendar reading.
-        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 2);
-        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len() - 1);
+        // The simulator's default predates calendar push, calendar reading and inventory.
+        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 3);
+        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len() - 2);
         assert!(!commands_of(v("3.1.0")).contains(&"readcalendar"));
-        assert_eq!(commands_of(v("3.2.0")).len(), COMMANDS.len());
+        assert!(!commands_of(v("3.2.0")).contains(&"readinventory"));
+        assert_eq!(commands_of(v("3.3.0")).len(), COMMANDS.len());
         assert!(commands_of(v("0.9.0")).is_empty());
     }
 
