@@ -1,9 +1,8 @@
 //! `audit`: reads the enterprise's audit trail (`GET /api/auditlog`), newest first, following
 //! the service's pages until `--limit` entries (or, with `--all`, the end).
 
-use crate::client::{CliError, Client, json_body};
+use crate::client::{CliError, Client};
 use crate::output::{cell, json, table, time};
-use reqwest::Method;
 use serde_json::Value;
 use std::io::Write;
 
@@ -45,21 +44,8 @@ pub fn audit(
                 params.push((name, value));
             }
         }
-        let url = client.url(&["api", "auditlog"], &params);
-        let response = client.send(client.request(Method::GET, url))?;
-        let next = response
-            .headers()
-            .get("X-Next-Cursor")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        match json_body(response)? {
-            Value::Array(page) => entries.extend(page),
-            _ => {
-                return Err(CliError::other(
-                    "the service answered an audit page that is not a list",
-                ));
-            }
-        }
+        let (page, next) = client.page(&["api", "auditlog"], &params, "an audit")?;
+        entries.extend(page);
         let full = query.limit.is_some_and(|l| entries.len() >= l);
         match next {
             Some(next) if !full => cursor = Some(next),

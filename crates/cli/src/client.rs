@@ -187,6 +187,29 @@ impl Client {
         let url = self.url(segments, &[]);
         json_body(self.send(self.request(reqwest::Method::GET, url))?)
     }
+
+    /// One page of a paged listing (the audit log, the inventory): its items, and the next
+    /// page's cursor (`X-Next-Cursor`) when there is one. `what` names the listing in errors.
+    pub fn page(
+        &self,
+        segments: &[&str],
+        query: &[(&str, &str)],
+        what: &str,
+    ) -> Result<(Vec<Value>, Option<String>), CliError> {
+        let url = self.url(segments, query);
+        let response = self.send(self.request(reqwest::Method::GET, url))?;
+        let next = response
+            .headers()
+            .get("X-Next-Cursor")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        match json_body(response)? {
+            Value::Array(items) => Ok((items, next)),
+            _ => Err(CliError::other(format!(
+                "the service answered {what} page that is not a list"
+            ))),
+        }
+    }
 }
 
 /// The body of a successful answer as JSON (`null` when empty, as for 204).

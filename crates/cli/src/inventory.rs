@@ -1,8 +1,7 @@
 //! `inventory`: what the rooms say about themselves (`GET /api/inventory`, every page).
 
-use crate::client::{CliError, Client, json_body};
+use crate::client::{CliError, Client};
 use crate::output::{cell, json, table};
-use reqwest::Method;
 use serde_json::Value;
 use std::io::Write;
 
@@ -34,21 +33,8 @@ pub fn inventory(
                 params.push((name, value));
             }
         }
-        let url = client.url(&["api", "inventory"], &params);
-        let response = client.send(client.request(Method::GET, url))?;
-        let next = response
-            .headers()
-            .get("X-Next-Cursor")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        match json_body(response)? {
-            Value::Array(page) => records.extend(page),
-            _ => {
-                return Err(CliError::other(
-                    "the service answered an inventory page that is not a list",
-                ));
-            }
-        }
+        let (page, next) = client.page(&["api", "inventory"], &params, "an inventory")?;
+        records.extend(page);
         match next {
             Some(cursor) => after = Some(cursor),
             None => break,
