@@ -172,7 +172,7 @@ pub fn room_health(
                     .unwrap_or("a peripheral");
                 reasons.push(HealthReason::new(
                     "peripheralDisconnected",
-                    format!("{} {name} is not connected", p.kind.as_str()),
+                    format!("{} {name} is not connected", p.kind.words()),
                 ));
                 since = Some(read_at);
             }

@@ -48,6 +48,19 @@ impl PeripheralKind {
         }
     }
 
+    /// The kind in words, for sentences ("touch panel").
+    pub const fn words(self) -> &'static str {
+        match self {
+            PeripheralKind::TouchPanel => "touch panel",
+            PeripheralKind::Camera => "camera",
+            PeripheralKind::Microphone => "microphone",
+            PeripheralKind::Speaker => "speaker",
+            PeripheralKind::ControlSystem => "control system",
+            PeripheralKind::Display => "display",
+            PeripheralKind::Other => "peripheral",
+        }
+    }
+
     /// A listener's kind name; one roomlink does not know is `Other` (a later listener may
     /// report kinds this version does not have).
     pub fn from_listener(text: &str) -> PeripheralKind {

@@ -8,6 +8,7 @@ import { roomPage } from "./room";
 import { roomsPage, wallPage } from "./rooms";
 import { usagePage } from "./usage";
 import { inventoryPage } from "./inventory";
+import { healthPage } from "./health";
 
 const app = document.getElementById("app") as HTMLElement;
 let leave: (() => void) | null = null;
@@ -61,6 +62,7 @@ const NAV: [string, string, boolean][] = [
   ["#/listeners", "Listeners", false],
   ["#/failures", "Failures", false],
   ["#/usage", "Usage", false],
+  ["#/health", "Health", false],
   ["#/inventory", "Inventory", false],
   ["#/audit", "Audit log", true],
 ];
@@ -109,6 +111,7 @@ function route(): void {
   else if (hash === "#/failures") leave = failuresPage(main);
   else if (hash === "#/usage") leave = usagePage(main);
   else if (hash === "#/inventory") leave = inventoryPage(main);
+  else if (hash === "#/health") leave = healthPage(main);
   else if (hash === "#/audit") leave = auditPage(main);
   else leave = roomsPage(main);
   document.title = `${main.querySelector("h1")?.textContent ?? "Console"} · roomlink`;

@@ -209,6 +209,20 @@ try {
     await page.getByRole("link", { name: "Inventory", exact: true }).click();
   });
 
+  await step("fleet health: the room with the unplugged panel is degraded, and why", async () => {
+    await page.getByRole("link", { name: "Health", exact: true }).click();
+    await page.getByRole("heading", { name: "Fleet health", level: 1 }).waitFor();
+    const degraded = rooms[rooms.length - 1];
+    const item = page.locator(`#health-rooms li[data-room="${degraded.id}"]`);
+    await item.waitFor();
+    expect(await item.getAttribute("data-state") === "degraded", await item.textContent());
+    expect(await item.locator('li[data-reason="peripheralDisconnected"]').count() === 1, await item.textContent());
+    expect((await page.locator('#health-counts [data-state="degraded"]').textContent()).trim().startsWith("1"), "one degraded room");
+    expect((await page.locator('#health-counts [data-state="ok"]').textContent()).trim().startsWith(String(rooms.length - 1)), "the others ok");
+    await page.locator("#health-listeners").waitFor();
+    await shot("health");
+  });
+
   await step("upload a CSV: the plan comes first, then the apply", async () => {
     await page.getByRole("link", { name: "Import", exact: true }).click();
     const csv = [
