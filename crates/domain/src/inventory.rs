@@ -216,8 +216,21 @@ pub struct InventoryPage {
     pub next: Option<EndpointId>,
 }
 
-/// The most records a fleet listing page holds, and its default size.
-pub const MAX_PAGE: usize = 1000;
+impl InventoryPage {
+    /// The page of `limit` records out of up to `limit + 1` read (the extra one says that
+    /// more follow).
+    pub fn of(mut records: Vec<EndpointInventory>, limit: usize) -> InventoryPage {
+        let more = records.len() > limit;
+        records.truncate(limit);
+        let next = more
+            .then(|| records.last().map(|r| r.endpoint_id.clone()))
+            .flatten();
+        InventoryPage { records, next }
+    }
+}
+
+/// The most records a fleet listing page holds (the API's one page limit), and its default size.
+pub const MAX_PAGE: usize = crate::endpoint::page::MAX_PAGE_SIZE;
 pub const DEFAULT_PAGE: usize = 100;
 
 /// The longest text kept of a field a device reported, and the most list items: a device's

@@ -123,12 +123,7 @@ impl InventoryStore for MemoryStore {
                 break;
             }
         }
-        let more = records.len() > limit;
-        records.truncate(limit);
-        let next = more
-            .then(|| records.last().map(|r| r.endpoint_id.clone()))
-            .flatten();
-        Ok(InventoryPage { records, next })
+        Ok(InventoryPage::of(records, limit))
     }
 
     async fn inventory_attempts(

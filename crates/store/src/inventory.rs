@@ -180,16 +180,8 @@ impl InventoryStore for DbStore {
             }
             Ok(query.load(c).await?)
         })?;
-        let more = rows.len() > limit;
-        let records = rows
-            .into_iter()
-            .take(limit)
-            .map(record)
-            .collect::<Result<Vec<_>>>()?;
-        let next = more
-            .then(|| records.last().map(|r| r.endpoint_id.clone()))
-            .flatten();
-        Ok(InventoryPage { records, next })
+        let records = rows.into_iter().map(record).collect::<Result<Vec<_>>>()?;
+        Ok(InventoryPage::of(records, limit))
     }
 
     async fn inventory_attempts(

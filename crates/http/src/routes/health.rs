@@ -6,7 +6,7 @@ use crate::error::ApiResult;
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
 use actix_web::{HttpResponse, web};
 use roomlink_domain::access::Operation as Op;
-use roomlink_domain::health::{HealthCounts, HealthReason, HealthState};
+use roomlink_domain::health::{HealthCounts, RoomHealth};
 use serde::Serialize;
 
 pub(super) const ROOMS: Operation = Operation {
@@ -41,15 +41,12 @@ struct ListenerView<'a> {
     counts: HealthCounts,
 }
 
+/// A room's health with its name.
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct RoomView<'a> {
-    endpoint_id: &'a str,
     name: &'a str,
-    listener_service_id: Option<&'a str>,
-    state: HealthState,
-    since: Option<i64>,
-    reasons: &'a [HealthReason],
+    #[serde(flatten)]
+    health: &'a RoomHealth,
 }
 
 #[derive(Serialize)]
@@ -79,12 +76,8 @@ async fn rooms(caller: Caller, state: web::Data<AppState>) -> ApiResult<HttpResp
             .rooms
             .iter()
             .map(|r| RoomView {
-                endpoint_id: r.health.endpoint_id.as_str(),
                 name: &r.name,
-                listener_service_id: r.health.listener_service_id.as_ref().map(|l| l.as_str()),
-                state: r.health.state,
-                since: r.health.since,
-                reasons: &r.health.reasons,
+                health: &r.health,
             })
             .collect(),
     }))

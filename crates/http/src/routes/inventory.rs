@@ -12,8 +12,7 @@ use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::{EndpointId, ListenerServiceId};
-use roomlink_domain::inventory::{EndpointInventory, InventoryFilter, MAX_PAGE};
-use serde::Serialize;
+use roomlink_domain::inventory::{InventoryFilter, MAX_PAGE};
 use serde_json::json;
 
 pub(super) const GET: Operation = Operation {
@@ -80,7 +79,8 @@ async fn get(
         .endpoint_inventory(&caller.0, &id)
         .await?;
     Ok(match record {
-        Some(record) => HttpResponse::Ok().json(RecordView::from(&record)),
+        // Every field present, `null` when unknown.
+        Some(record) => HttpResponse::Ok().json(&record),
         None => HttpResponse::Ok().json(json!({
             "endpointId": id.as_str(), "listenerServiceId": null, "readAt": null,
             "attemptedAt": null, "inventory": null, "lastFailure": null,
@@ -88,43 +88,15 @@ async fn get(
     })
 }
 
-/// A record as answered: every field present, `null` when unknown.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RecordView<'a> {
-    endpoint_id: &'a str,
-    listener_service_id: Option<&'a str>,
-    read_at: Option<i64>,
-    attempted_at: i64,
-    inventory: &'a Option<roomlink_domain::inventory::Inventory>,
-    last_failure: &'a Option<roomlink_domain::inventory::ReadFailure>,
-}
-
-impl<'a> From<&'a EndpointInventory> for RecordView<'a> {
-    fn from(r: &'a EndpointInventory) -> Self {
-        RecordView {
-            endpoint_id: r.endpoint_id.as_str(),
-            listener_service_id: r.listener_service_id.as_ref().map(|l| l.as_str()),
-            read_at: r.read_at,
-            attempted_at: r.attempted_at,
-            inventory: &r.inventory,
-            last_failure: &r.last_failure,
-        }
-    }
-}
-
-/// A whole number from 1 to `MAX_PAGE`; `Invalid` otherwise.
+/// A whole number; its range is the use case's (`inventory::page_size`).
 fn limit_param(req: &HttpRequest) -> Result<Option<usize>, Error> {
     single_query_param(req, "limit")?
         .map(|text| {
-            text.parse::<usize>()
-                .ok()
-                .filter(|n| (1..=MAX_PAGE).contains(n))
-                .ok_or_else(|| {
-                    Error::invalid(format!(
-                        "limit: expected a whole number from 1 to {MAX_PAGE}"
-                    ))
-                })
+            text.parse::<usize>().map_err(|_| {
+                Error::invalid(format!(
+                    "limit: expected a whole number from 1 to {MAX_PAGE}"
+                ))
+            })
         })
         .transpose()
 }
@@ -163,8 +135,7 @@ async fn list(
         response.insert_header(("X-Next-Cursor", next.as_str()));
         response.insert_header((header::LINK, next_link(&req, limit, next.as_str())));
     }
-    let records: Vec<RecordView<'_>> = page.records.iter().map(RecordView::from).collect();
-    Ok(response.json(records))
+    Ok(response.json(&page.records))
 }
 
 /// The next page's URL: the same filters, after the page's last room.
