@@ -26,7 +26,7 @@ use layers::Layer;
 use std::process::Command;
 
 /// Every workspace crate and its layer (see [`Layer`]). A new crate goes here, or the check fails.
-const LAYERS: [(&str, Layer); 19] = [
+const LAYERS: [(&str, Layer); 20] = [
     ("roomlink-domain", Layer::Core),
     ("roomlink-app", Layer::Application),
     ("roomlink-memory-store", Layer::TestSupport),
@@ -37,6 +37,7 @@ const LAYERS: [(&str, Layer); 19] = [
     ("roomlink-listener-client", Layer::Adapter),
     ("roomlink-calendar", Layer::Adapter),
     ("roomlink-cluster", Layer::Adapter),
+    ("roomlink-webhook-sender", Layer::Adapter),
     ("roomlink", Layer::Wiring),
     ("roomlink-cli", Layer::Tool),
     ("roomlink-listener-protocol", Layer::Shared),
