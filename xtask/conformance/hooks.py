@@ -133,6 +133,18 @@ NOT_EXPRESSIBLE["calendaraccounts.put"] = {
         ("tokenUrl: CALDAV accounts have none", "whether tokenUrl is allowed depends on the path's calendarType"),
     ]
 }
+for op in ("webhooks.create", "webhooks.update"):
+    NOT_EXPRESSIBLE[op] = {
+        "Invalid": [
+            ("url: ", "the hosts a target may name and the addresses they resolve to are settings and DNS"),
+            ("url has an invalid port", "a port from 1 to 65535 inside a URL"),
+            ("url has no valid host", "a host's syntax inside a URL"),
+            ("url holds spaces or control characters", "every control character in a pattern"),
+        ]
+    }
+NOT_EXPRESSIBLE["webhooks.create"]["LimitReached"] = [
+    ("The enterprise has reached its limit", "how many subscriptions the enterprise holds already")
+]
 NOT_EXPRESSIBLE["listenerServices.delete"] = {
     "Invalid": [("listener service ", "a listener still named by endpoints cannot go")]
 }

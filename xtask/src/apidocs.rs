@@ -311,6 +311,9 @@ impl Throwaway {
             // Generated calendar accounts may name any host; the service is to reach loopback
             // only (a refused connection there is the CalendarServerException case).
             .env("ROOMLINK__CALENDAR__ALLOWED_HOSTS", "127.0.0.1")
+            // Webhook targets: no generated host is ever looked up in DNS (loopback only).
+            .env("ROOMLINK__WEBHOOKS__ALLOWED_HOSTS", "127.0.0.1")
+            .env("ROOMLINK__WEBHOOKS__ALLOW_NETWORKS", "loopback")
             .env("ROOMLINK__LOG__LEVEL", "warn");
         command
     }

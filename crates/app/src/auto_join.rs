@@ -324,6 +324,7 @@ mod tests {
             clock,
             ids: Arc::new(RandomIds),
             calendars,
+            webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
         };
         Services::new(ports, Policies::default())
     }

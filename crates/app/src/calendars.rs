@@ -474,6 +474,7 @@ mod tests {
             ids: Arc::new(RandomIds),
             // No expectations: any read through an account fails the test.
             calendars: Arc::new(MockCalendarReader::new()),
+            webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
         };
         let services = Services::new(ports, Policies::default());
         let acme = services

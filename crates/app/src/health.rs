@@ -89,7 +89,7 @@ impl HealthService {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    async fn report(&self, enterprise: &EnterpriseId) -> Result<HealthReport> {
+    pub(crate) async fn report(&self, enterprise: &EnterpriseId) -> Result<HealthReport> {
         let endpoints = self.endpoints.list_endpoints(enterprise).await?;
         let observed: HashMap<EndpointId, i64> = self
             .statuses

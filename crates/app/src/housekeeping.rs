@@ -10,13 +10,17 @@ use roomlink_domain::audit::DEFAULT_RETENTION_DAYS;
 use roomlink_domain::error::Result;
 use roomlink_domain::ports::{
     AuditStore, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth,
-    TokenStore, UsageStore,
+    TokenStore, UsageStore, WebhookStore,
 };
 use roomlink_domain::usage::UsageRetention;
 use std::sync::Arc;
 
 /// How long command and polling failures stay listed in `GET /api/failures`: a week.
 pub const FAILURE_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+/// How long finished webhook deliveries (delivered, or failed for good) stay listed: a week,
+/// long enough to look into a weekend's failures.
+pub const WEBHOOK_DELIVERY_RETENTION_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 
 /// How long auto-join claims are kept after their meeting started: a week, longer than any
 /// meeting, so a claim is never purged while its occurrence can still be due.
@@ -52,6 +56,7 @@ pub struct Housekeeping {
     pub audit: Arc<dyn AuditStore>,
     pub auto_joins: Arc<dyn AutoJoinStore>,
     pub usage: Arc<dyn UsageStore>,
+    pub webhooks: Arc<dyn WebhookStore>,
     pub health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
     pub audit_retention: AuditRetention,
@@ -67,6 +72,7 @@ pub struct Purged {
     pub audit: u64,
     pub auto_joins: u64,
     pub call_sessions: u64,
+    pub webhook_deliveries: u64,
 }
 
 impl Purged {
@@ -77,6 +83,7 @@ impl Purged {
             + self.audit
             + self.auto_joins
             + self.call_sessions
+            + self.webhook_deliveries
     }
 }
 
@@ -104,6 +111,10 @@ impl Housekeeping {
                 .usage
                 .purge_call_sessions(self.usage_retention.cutoff(now))
                 .await?,
+            webhook_deliveries: self
+                .webhooks
+                .purge_deliveries(now - WEBHOOK_DELIVERY_RETENTION_MS)
+                .await?,
         })
     }
 
@@ -124,7 +135,7 @@ mod tests {
     use mockall::predicate::eq;
     use roomlink_domain::ports::{
         MockAuditStore, MockAutoJoinStore, MockClock, MockFailureStore, MockPairingStore,
-        MockStoreHealth, MockTokenStore, MockUsageStore,
+        MockStoreHealth, MockTokenStore, MockUsageStore, MockWebhookStore,
     };
 
     const NOW: i64 = 1_800_000_000_000;
@@ -161,9 +172,15 @@ mod tests {
             .expect_purge_call_sessions()
             .with(eq(NOW - 2 * 24 * 3_600_000))
             .return_once(|_| Ok(6));
+        let mut webhooks = MockWebhookStore::new();
+        webhooks
+            .expect_purge_deliveries()
+            .with(eq(NOW - 7 * 24 * 3_600_000))
+            .return_once(|_| Ok(7));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
+            webhooks: Arc::new(webhooks),
             tokens: Arc::new(tokens),
             pairing: Arc::new(pairing),
             failures: Arc::new(failures),
@@ -185,8 +202,9 @@ mod tests {
                 audit: 3,
                 auto_joins: 4,
                 call_sessions: 6,
+                webhook_deliveries: 7,
             }
         );
-        assert_eq!(purged.total(), 21);
+        assert_eq!(purged.total(), 28);
     }
 }

@@ -56,6 +56,7 @@ impl KeyRotation {
             SealedKind::EndpointPassword,
             SealedKind::ListenerSecret,
             SealedKind::CalendarPassword,
+            SealedKind::WebhookSecret,
         ] {
             self.reseal_kind(kind, &mut report).await?;
         }

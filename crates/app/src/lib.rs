@@ -32,12 +32,13 @@ pub mod status_writes;
 pub mod tokens;
 pub mod usage;
 pub mod version_reads;
+pub mod webhooks;
 
 use roomlink_domain::calendar::meeting::MeetingRules;
 use roomlink_domain::cluster::{ClusterEvent, EventBus, EventSink, ListenerLinks};
 use roomlink_domain::ports::{
     CalendarReader, Clock, IdGenerator, ListenerTransport, PasswordHasher, PlatformIdentity,
-    SecretSealer, Store,
+    SecretSealer, Store, WebhookSender,
 };
 use std::sync::Arc;
 
@@ -57,6 +58,8 @@ pub struct Ports {
     pub ids: Arc<dyn IdGenerator>,
     /// Room calendars, by the account's calendar type.
     pub calendars: Arc<dyn CalendarReader>,
+    /// Sends webhook deliveries.
+    pub webhooks: Arc<dyn WebhookSender>,
 }
 
 /// Every use case, wired once from [`Ports`]. Adapters reach the ports only through these.
@@ -78,6 +81,9 @@ pub struct Services {
     pub calendars: Arc<calendars::CalendarService>,
     pub auto_join: Arc<auto_join::AutoJoiner>,
     pub calendar_push: Arc<calendar_push::CalendarPusher>,
+    pub webhooks: Arc<webhooks::WebhookService>,
+    pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
+    pub health_watch: Arc<webhooks::HealthWatch>,
     revocation: Arc<revocation::Revocation>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
@@ -106,6 +112,10 @@ pub struct Policies {
     pub inventory_refresh: inventory::InventoryRefresh,
     /// When a room's observations count as too old for it to be healthy.
     pub health: roomlink_domain::health::HealthPolicy,
+    /// How webhook deliveries are claimed and timed.
+    pub webhook_delivery: webhooks::DeliveryPolicy,
+    /// The hosts webhook subscriptions may name.
+    pub webhook_hosts: roomlink_domain::calendar::account::AllowedHosts,
 }
 
 /// How old a room calendar's copy may be when rounds use it before its calendar system is
@@ -236,17 +246,42 @@ impl Services {
             events: ports.events.clone(),
             audit: auditor.clone(),
         });
+        let health = Arc::new(health::HealthService {
+            endpoints: store.clone(),
+            statuses: store.clone(),
+            inventories: store.clone(),
+            listeners: listener_admin.clone(),
+            enterprises: store.clone(),
+            clock: ports.clock.clone(),
+            policy: policies.health,
+            fleet: Default::default(),
+        });
         Services {
-            health: Arc::new(health::HealthService {
-                endpoints: store.clone(),
-                statuses: store.clone(),
-                inventories: store.clone(),
-                listeners: listener_admin.clone(),
-                enterprises: store.clone(),
+            webhooks: Arc::new(webhooks::WebhookService {
+                store: store.clone(),
+                sender: ports.webhooks.clone(),
+                sealer: ports.sealer.clone(),
+                ids: ports.ids.clone(),
                 clock: ports.clock.clone(),
-                policy: policies.health,
-                fleet: Default::default(),
+                audit: auditor.clone(),
+                hosts: policies.webhook_hosts.clone(),
             }),
+            webhook_deliveries: Arc::new(webhooks::WebhookDeliveries {
+                store: store.clone(),
+                sender: ports.webhooks.clone(),
+                sealer: ports.sealer.clone(),
+                clock: ports.clock.clone(),
+                owner: ports.ids.entity_id(),
+                policy: policies.webhook_delivery,
+            }),
+            health_watch: Arc::new(webhooks::HealthWatch {
+                health: health.clone(),
+                store: store.clone(),
+                enterprises: store.clone(),
+                poll_lease: store.clone(),
+                clock: ports.clock.clone(),
+            }),
+            health,
             tokens: Arc::new(tokens::TokenService {
                 auth: auth.clone(),
                 tokens: store.clone(),
@@ -307,6 +342,7 @@ impl Services {
                 audit: store.clone(),
                 auto_joins: store.clone(),
                 usage: store.clone(),
+                webhooks: store.clone(),
                 health: store.clone(),
                 clock: ports.clock.clone(),
                 audit_retention: policies.audit_retention,

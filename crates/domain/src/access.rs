@@ -161,6 +161,15 @@ operations! {
     GetInventory => "inventory.get",
     ListInventory => "inventory.list",
     ReadRoomHealth => "health.rooms",
+    ListWebhooks => "webhooks.list",
+    GetWebhook => "webhooks.get",
+    CreateWebhook => "webhooks.create",
+    UpdateWebhook => "webhooks.update",
+    DeleteWebhook => "webhooks.delete",
+    PauseWebhook => "webhooks.pause",
+    ResumeWebhook => "webhooks.resume",
+    TestWebhook => "webhooks.test",
+    ListWebhookDeliveries => "webhooks.deliveries",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -188,7 +197,18 @@ impl Operation {
             | PutCalendarAccount
             | DeleteCalendarAccount
             // The trail names the enterprise's users and what they did: for its administrators.
-            | ListAuditLog => Access::Write,
+            | ListAuditLog
+            // A subscription's URL may carry a receiver's token, and its deliveries say what
+            // happened across the fleet: for administrators, reading included.
+            | ListWebhooks
+            | GetWebhook
+            | CreateWebhook
+            | UpdateWebhook
+            | DeleteWebhook
+            | PauseWebhook
+            | ResumeWebhook
+            | TestWebhook
+            | ListWebhookDeliveries => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
             // caller's token is checked separately (see `authorize`).
             ListAccessTokens | GetAccessToken | DeleteAccessToken | ListEndpoints | GetEndpoint

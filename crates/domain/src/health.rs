@@ -33,6 +33,10 @@ impl HealthState {
     pub const ALL: [HealthState; 3] =
         [HealthState::Ok, HealthState::Degraded, HealthState::Offline];
 
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             HealthState::Ok => "ok",

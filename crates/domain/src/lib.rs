@@ -9,6 +9,7 @@
 //!   clock, ids, password hashing, secret sealing).
 //! - [`usage`], [`inventory`], [`health`]: what roomlink learns of rooms (call sessions, what
 //!   they are, whether they work).
+//! - [`webhook`]: subscriptions, events and the rules of their delivery.
 //! - [`cluster`]: the ports that make several instances one (outbound listeners' links, the
 //!   event bus).
 //! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
@@ -39,5 +40,6 @@ pub mod status;
 pub mod system;
 pub mod token;
 pub mod usage;
+pub mod webhook;
 
 pub use error::{Error, ErrorKind, Result};

@@ -77,16 +77,29 @@ fn base32(bytes: &[u8]) -> String {
     out
 }
 
+/// Standard base64 with padding (RFC 4648 section 4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 impl IdGenerator for RandomIds {
     fn entity_id(&self) -> String {
-        // Written digit by digit: a CSV upload of thousands of rows asks for thousands of ids.
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut id = String::with_capacity(24);
-        for b in random_bytes::<12>() {
-            id.push(char::from(HEX[usize::from(b >> 4)]));
-            id.push(char::from(HEX[usize::from(b & 15)]));
-        }
-        id
+        crate::ids::random_entity_id()
     }
 
     fn access_token(&self) -> Secret {
@@ -104,6 +117,10 @@ impl IdGenerator for RandomIds {
             }
         }
         code
+    }
+
+    fn webhook_secret(&self) -> Secret {
+        Secret::new(format!("whsec_{}", base64(&random_bytes::<32>())))
     }
 
     fn listener_secret(&self) -> Secret {
@@ -141,6 +158,18 @@ mod tests {
             .collect();
         assert_eq!(many.len(), 1000);
         assert_eq!(ids.listener_secret().expose().len(), 48);
+        let secret = ids.webhook_secret();
+        assert!(secret.expose().starts_with("whsec_") && secret.expose().len() == 50);
+    }
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
     }
 
     #[test]

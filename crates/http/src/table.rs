@@ -131,11 +131,12 @@ pub(crate) enum Tag {
     Calendars,
     Analytics,
     Fleet,
+    Webhooks,
     Operations,
 }
 
 impl Tag {
-    pub(crate) const ALL: [Tag; 10] = [
+    pub(crate) const ALL: [Tag; 11] = [
         Tag::AccessTokens,
         Tag::Endpoints,
         Tag::Control,
@@ -145,6 +146,7 @@ impl Tag {
         Tag::Calendars,
         Tag::Analytics,
         Tag::Fleet,
+        Tag::Webhooks,
         Tag::Operations,
     ];
 
@@ -159,6 +161,7 @@ impl Tag {
             Tag::Calendars => "Calendars",
             Tag::Analytics => "Analytics",
             Tag::Fleet => "Fleet",
+            Tag::Webhooks => "Webhooks",
             Tag::Operations => "Operations",
         }
     }
@@ -178,6 +181,11 @@ impl Tag {
             Tag::Fleet => {
                 "The rooms as a fleet: what each room system says about itself (inventory) and \
                  whether it works (health)."
+            }
+            Tag::Webhooks => {
+                "Events pushed to the enterprise's own tools: rooms going offline or coming \
+                 back, calls, failed commands, firmware changes (docs/operations.md \
+                 \"Webhooks\")."
             }
             Tag::Operations => "Probes, metrics and this document.",
         }

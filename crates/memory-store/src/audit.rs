@@ -11,7 +11,11 @@ use roomlink_domain::ports::AuditStore;
 #[async_trait]
 impl AuditStore for MemoryStore {
     async fn record_audit(&self, entry: &AuditEntry) -> Result<()> {
-        self.lock()?.audit(entry);
+        let mut s = self.lock()?;
+        s.audit(entry);
+        if let Some(event) = roomlink_domain::webhook::Event::command_failed(entry) {
+            s.emit(&entry.enterprise_id, &event, None);
+        }
         Ok(())
     }
 

@@ -8,6 +8,7 @@ use roomlink_domain::inventory::{
     EndpointInventory, Inventory, InventoryFilter, InventoryPage, InventoryRead, ReadFailure,
 };
 use roomlink_domain::ports::InventoryStore;
+use roomlink_domain::webhook::Event;
 
 /// One endpoint's record without its listener.
 #[derive(Clone)]
@@ -58,6 +59,18 @@ impl InventoryStore for MemoryStore {
         }
         let key = (enterprise.clone(), endpoint.clone());
         let last_read = s.inventories.get(&key).and_then(|r| r.read.clone());
+        if let InventoryRead::Read(inventory) = read {
+            let before = last_read
+                .as_ref()
+                .map(|(_, i)| (i.software_version.as_deref(), i.listed_model()));
+            let after = (
+                inventory.software_version.as_deref(),
+                inventory.listed_model(),
+            );
+            if let Some(event) = Event::inventory_changed(endpoint.as_str(), before, after, at) {
+                s.emit(enterprise, &event, None);
+            }
+        }
         let stored = match read {
             InventoryRead::Read(inventory) => Stored {
                 attempted_at: at,

@@ -15,6 +15,7 @@ mod records;
 mod sealed;
 mod tenants;
 mod usage;
+mod webhooks;
 
 use roomlink_domain::audit::{AuditEntry, AuditRecord};
 use roomlink_domain::endpoint::Endpoint;
@@ -60,6 +61,12 @@ struct State {
     joins: HashMap<(EnterpriseId, EndpointId), (JoinSource, i64)>,
     /// Each room's inventory record (its listener is read from the endpoint when listed).
     inventories: HashMap<(EnterpriseId, EndpointId), inventory::Stored>,
+    webhooks: Vec<webhooks::Held>,
+    /// The outbox, oldest first.
+    deliveries: Vec<webhooks::Queued>,
+    next_delivery: i64,
+    /// What the health watch last recorded: (enterprise, (kind, id)) to state.
+    health: HashMap<(EnterpriseId, (&'static str, String)), String>,
 }
 
 impl State {

@@ -33,6 +33,7 @@ impl SealedSecretStore for MemoryStore {
                 .iter()
                 .filter_map(|a| a.password.as_ref().map(|p| (a.holder_id(), p)))
                 .collect(),
+            SealedKind::WebhookSecret => s.webhook_secrets(),
         };
         let mut found: Vec<StoredSecret> = held
             .into_iter()
@@ -91,6 +92,7 @@ impl SealedSecretStore for MemoryStore {
                 };
                 account.password = Some(new.clone());
             }
+            SealedKind::WebhookSecret => return Ok(s.replace_webhook_secret(id, old, new)),
         }
         Ok(true)
     }

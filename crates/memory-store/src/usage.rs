@@ -8,6 +8,7 @@ use roomlink_domain::ids::EnterpriseId;
 use roomlink_domain::ports::UsageStore;
 use roomlink_domain::status::EndpointStatus;
 use roomlink_domain::usage::{self, CallSession, JoinSource, UsageQuery, UsageTotals};
+use roomlink_domain::webhook::Event;
 
 impl State {
     /// After `status` was written: its room's call session follows it.
@@ -16,7 +17,16 @@ impl State {
             e == enterprise && s.endpoint_id == status.endpoint_id && s.ended_ms.is_none()
         });
         match (open, status.call_active) {
-            (Some((_, session)), false) => session.ended_ms = Some(status.timestamp),
+            (Some((_, session)), false) => {
+                session.ended_ms = Some(status.timestamp);
+                let event = Event::call_ended(
+                    session.endpoint_id.as_str(),
+                    session.started_ms,
+                    status.timestamp,
+                    session.source.as_str(),
+                );
+                self.emit(enterprise, &event, None);
+            }
             (None, true) => {
                 // Spent by the call it opens.
                 let join = self
@@ -31,6 +41,13 @@ impl State {
                         source: JoinSource::attributed(join, status.timestamp),
                     },
                 ));
+                let source = JoinSource::attributed(join, status.timestamp);
+                let event = Event::call_started(
+                    status.endpoint_id.as_str(),
+                    status.timestamp,
+                    source.as_str(),
+                );
+                self.emit(enterprise, &event, None);
             }
             _ => {}
         }

@@ -141,6 +141,10 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
             services.clone(),
             Duration::from_millis(settings.calendar.push_interval_ms.max(100)),
         )),
+        tokio::spawn(deliver_webhooks(
+            services.clone(),
+            Duration::from_millis(settings.webhooks.delivery_interval_ms.max(50)),
+        )),
     ]);
     Ok(Running {
         address,
@@ -343,6 +347,44 @@ async fn poll_statuses(services: Services, every: Duration) {
             }
             Err(e) => tracing::warn!(error = %e, "status poll: cannot list enterprises"),
         }
+        // After the poll: health changes become webhook events (on the poll lease holder).
+        match services.health_watch.round().await {
+            Ok(Some(events)) if events > 0 => {
+                tracing::info!(events, "room and listener health changed: events queued")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "health watch round failed"),
+        }
+    }
+}
+
+/// Sends the webhook deliveries that are due (the rules: `roomlink_app::webhooks`). Every
+/// instance runs this; leases on subscriptions keep two from sending the same outbox.
+async fn deliver_webhooks(services: Services, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing = false;
+    loop {
+        tick.tick().await;
+        match services.webhook_deliveries.round().await {
+            Ok(round) => {
+                failing = false;
+                if round.attempts > round.delivered {
+                    tracing::info!(
+                        attempts = round.attempts,
+                        delivered = round.delivered,
+                        "webhook deliveries failed and wait for their retry \
+                         (GET /api/webhooks/{{id}}/deliveries)"
+                    );
+                }
+            }
+            // Once per outage, not once per tick.
+            Err(e) if !failing => {
+                failing = true;
+                tracing::warn!(error = %e, "webhook delivery round failed");
+            }
+            Err(_) => {}
+        }
     }
 }
 
@@ -449,6 +491,7 @@ async fn housekeeping(services: Services) {
                 failures = purged.failures,
                 audit = purged.audit,
                 auto_joins = purged.auto_joins,
+                webhook_deliveries = purged.webhook_deliveries,
                 "expired records purged"
             ),
             Ok(_) => {}

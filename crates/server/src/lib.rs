@@ -240,6 +240,12 @@ async fn wire(
                 .saturating_mul(3),
             stale_inventory_ms: i64::from(settings.inventory.refresh_minutes) * 2 * 60_000,
         },
+        webhook_delivery: roomlink_app::webhooks::DeliveryPolicy {
+            lease_ms: i64::try_from(settings.webhooks.lease_secs * 1000).unwrap_or(i64::MAX),
+            attempt_timeout_ms: i64::try_from(settings.webhooks.timeout_ms).unwrap_or(i64::MAX),
+            ..Default::default()
+        },
+        webhook_hosts: AllowedHosts::from_list(&settings.webhooks.allowed_hosts),
         endpoint_list_cache_bytes: ListCacheBudget(
             settings
                 .server
@@ -318,6 +324,15 @@ async fn wire(
             )),
             clock,
             ids: Arc::new(RandomIds),
+            webhooks: Arc::new(
+                roomlink_webhook_sender::HttpWebhookSender::new(
+                    roomlink_webhook_sender::SenderSettings {
+                        timeout: Duration::from_millis(settings.webhooks.timeout_ms),
+                        rule: settings.webhooks.target_rule()?,
+                    },
+                )
+                .map_err(|e| anyhow::anyhow!("webhooks: {e}"))?,
+            ),
         },
         policies,
     );

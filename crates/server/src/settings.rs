@@ -20,6 +20,7 @@ pub struct Settings {
     pub audit: AuditSettings,
     pub usage: UsageSettings,
     pub inventory: InventorySettings,
+    pub webhooks: WebhookSettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
     pub limits: LimitSettings,
@@ -353,6 +354,13 @@ impl Settings {
                 "server.tls_cert and server.tls_key: set both (HTTPS) or neither (HTTP)",
             ));
         }
+        settings.webhooks.target_rule()?;
+        if settings.webhooks.lease_secs * 1000 <= settings.webhooks.timeout_ms * 2 {
+            return Err(SettingsError::new(
+                "webhooks.lease_secs: must be more than twice webhooks.timeout_ms, so that a \
+                 claim outlives the attempts made under it",
+            ));
+        }
         Ok(settings)
     }
 
@@ -425,6 +433,11 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ),
     ("inventory.refresh_minutes", Builtin::Whole(60)),
     ("inventory.reads_per_round", Builtin::Whole(20)),
+    ("webhooks.allow_networks", Builtin::Text("")),
+    ("webhooks.allowed_hosts", Builtin::Text("")),
+    ("webhooks.timeout_ms", Builtin::Whole(10_000)),
+    ("webhooks.lease_secs", Builtin::Whole(60)),
+    ("webhooks.delivery_interval_ms", Builtin::Whole(1_000)),
     (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
@@ -503,6 +516,11 @@ pub const KNOWN: &[&str] = &[
     "usage.retention_days",
     "inventory.refresh_minutes",
     "inventory.reads_per_round",
+    "webhooks.allow_networks",
+    "webhooks.allowed_hosts",
+    "webhooks.timeout_ms",
+    "webhooks.lease_secs",
+    "webhooks.delivery_interval_ms",
     "security.service_key",
     "security.previous_service_keys",
     "security.service_key_file",
@@ -568,6 +586,9 @@ pub const RANGES: &[Range] = &[
     whole("usage.retention_days", 1, 36_500),
     whole("inventory.refresh_minutes", 1, 10_080),
     whole("inventory.reads_per_round", 0, 1000),
+    whole("webhooks.timeout_ms", 100, 60_000),
+    whole("webhooks.lease_secs", 5, 3_600),
+    whole("webhooks.delivery_interval_ms", 50, 60_000),
     whole("security.bcrypt_cost", 4, 31),
     whole("security.verified_password_cache_secs", 0, 3600),
     whole("security.token_cache_ms", 0, 60_000),
@@ -771,6 +792,8 @@ fn check_bind(bind: &str) -> Result<(), SettingsError> {
 }
 
 mod suggest;
+mod webhooks;
+pub use webhooks::WebhookSettings;
 #[cfg(test)]
 mod tests;
 

@@ -17,10 +17,18 @@ use roomlink_domain::ports::AuditStore;
 #[async_trait]
 impl AuditStore for DbStore {
     async fn record_audit(&self, entry: &AuditEntry) -> Result<()> {
-        db_run!(self, |c| {
-            append_audit!(c, entry)?;
-            Ok(())
-        })
+        // A failed command's entry is a `command.failed` event, in the same transaction.
+        match roomlink_domain::webhook::Event::command_failed(entry) {
+            Some(event) => db_tx!(self, |c| {
+                append_audit!(c, entry)?;
+                emit_event!(&mut *c, entry.enterprise_id.as_str(), &event, None)?;
+                Ok(())
+            }),
+            None => db_run!(self, |c| {
+                append_audit!(c, entry)?;
+                Ok(())
+            }),
+        }
     }
 
     async fn audit_page(

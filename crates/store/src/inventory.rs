@@ -14,6 +14,7 @@ use roomlink_domain::inventory::{
     EndpointInventory, Inventory, InventoryFilter, InventoryPage, InventoryRead, ReadFailure,
 };
 use roomlink_domain::ports::InventoryStore;
+use roomlink_domain::webhook::Event;
 
 /// A read replaces the inventory and clears the failure. `INSERT … SELECT` from the endpoint
 /// writes nothing for an endpoint that is not the enterprise's (or was deleted meanwhile).
@@ -105,7 +106,26 @@ impl InventoryStore for DbStore {
         match read {
             InventoryRead::Read(inventory) => {
                 let body = serde_json::to_string(inventory).map_err(Error::internal)?;
-                db_run!(self, |c| {
+                let after = (
+                    inventory.software_version.as_deref(),
+                    inventory.listed_model(),
+                );
+                db_tx!(self, |c| {
+                    // What the last good read said, for the `inventory.changed` event.
+                    let before: Option<(Option<String>, Option<String>)> = inv::table
+                        .filter(inv::endpoint_id.eq(endpoint.as_str()))
+                        .filter(inv::enterprise_id.eq(enterprise.as_str()))
+                        .filter(inv::read_ms.is_not_null())
+                        .select((inv::software_version, inv::model))
+                        .first(c)
+                        .await
+                        .optional()?;
+                    let before = before.as_ref().map(|(v, m)| (v.as_deref(), m.as_deref()));
+                    if let Some(event) =
+                        Event::inventory_changed(endpoint.as_str(), before, after, at)
+                    {
+                        emit_event!(&mut *c, enterprise.as_str(), &event, None)?;
+                    }
                     diesel::sql_query(read_sql(|n| c.param(n)))
                         .bind::<Text, _>(endpoint.as_str())
                         .bind::<Text, _>(enterprise.as_str())

@@ -112,11 +112,56 @@ macro_rules! bump_list_version {
     };
 }
 
+/// Inside a write's transaction: adds `$event` (`&roomlink_domain::webhook::Event`) to the
+/// outbox of every subscription of enterprise `$enterprise` (`&str`) that wants its type, or
+/// only of subscription `$only` (`Option<&str>`) whatever it wants. One `INSERT … SELECT`:
+/// nothing is written when no subscription wants it. Evaluates to a `QueryResult<usize>`.
+macro_rules! emit_event {
+    ($c:expr, $enterprise:expr, $event:expr, $only:expr) => {
+        async {
+            use diesel::sql_types::{BigInt, Nullable, Text};
+            let event: &roomlink_domain::webhook::Event = $event;
+            let only: Option<&str> = $only;
+            let c = $c;
+            let p = |n: usize| $crate::dialect::Dialect::param(&*c, n);
+            let sql = format!(
+                "INSERT INTO webhook_deliveries (subscription_id, enterprise_id, event_id, \
+                 event_type, body, created_ms, state, attempts, next_attempt_ms) \
+                 SELECT id, enterprise_id, {}, {}, {}, {}, 'pending', 0, {} \
+                 FROM webhook_subscriptions WHERE enterprise_id = {} \
+                 AND (({} IS NULL AND event_types LIKE {}) OR id = {})",
+                p(1),
+                p(2),
+                p(3),
+                p(4),
+                p(4),
+                p(5),
+                p(6),
+                p(7),
+                p(6)
+            );
+            diesel::sql_query(sql)
+                .bind::<Text, _>(&event.id)
+                .bind::<Text, _>(event.event_type.as_str())
+                .bind::<Text, _>(event.body())
+                .bind::<BigInt, _>(event.at)
+                .bind::<Text, _>($enterprise)
+                .bind::<Nullable<Text>, _>(only)
+                .bind::<Text, _>(format!("%,{},%", event.event_type.as_str()))
+                .execute(c)
+                .await
+        }
+        .await
+    };
+}
+
 /// Inside a status write's transaction, after `$rows` (`&[StatusRow]`) were written: their
 /// endpoints' call sessions follow them (`roomlink_domain::usage::SESSION_RULE`). A call no
 /// longer active closes the open session at the time it was seen so; an active call without an
 /// open session opens one, credited to roomlink's last join of the room when it was recent
-/// (`JoinSource::attributed`); that join is then spent. Evaluates to a `QueryResult<()>`.
+/// (`JoinSource::attributed`); that join is then spent. Each session opened or closed is a
+/// `call.started` or `call.ended` event in the same transaction. Evaluates to a
+/// `QueryResult<()>`.
 macro_rules! follow_sessions {
     ($c:expr, $enterprise:expr, $rows:expr) => {
         async {
@@ -133,6 +178,22 @@ macro_rules! follow_sessions {
             }
             for (at, ids) in ended {
                 for chunk in ids.chunks($crate::dialect::IN_CHUNK) {
+                    // The sessions this closes, for their `call.ended` events.
+                    let closing: Vec<(String, i64, String)> = cs::table
+                        .filter(cs::enterprise_id.eq(enterprise))
+                        .filter(cs::endpoint_id.eq_any(chunk))
+                        .filter(cs::ended_ms.is_null())
+                        .select((cs::endpoint_id, cs::started_ms, cs::source))
+                        .load($c)
+                        .await?;
+                    if closing.is_empty() {
+                        continue;
+                    }
+                    for (id, started, source) in &closing {
+                        let event =
+                            roomlink_domain::webhook::Event::call_ended(id, *started, at, source);
+                        emit_event!(&mut *$c, enterprise, &event, None)?;
+                    }
                     diesel::update(
                         cs::table
                             .filter(cs::enterprise_id.eq(enterprise))
@@ -174,17 +235,23 @@ macro_rules! follow_sessions {
                     .await?;
                 for (id, source, at, started) in joins {
                     let join = source.as_deref().and_then(JoinSource::parse).zip(at);
+                    let source = JoinSource::attributed(join, started).as_str();
                     // A session opened meanwhile by another writer stands.
-                    diesel::insert_into(cs::table)
+                    let opened = diesel::insert_into(cs::table)
                         .values((
                             cs::enterprise_id.eq(enterprise),
                             cs::endpoint_id.eq(&id),
                             cs::started_ms.eq(started),
-                            cs::source.eq(JoinSource::attributed(join, started).as_str()),
+                            cs::source.eq(source),
                         ))
                         .on_conflict_do_nothing()
                         .execute($c)
                         .await?;
+                    if opened > 0 {
+                        let event =
+                            roomlink_domain::webhook::Event::call_started(&id, started, source);
+                        emit_event!(&mut *$c, enterprise, &event, None)?;
+                    }
                 }
                 diesel::update(es::table.filter(es::endpoint_id.eq_any(&starting)))
                     .set((
@@ -224,6 +291,7 @@ mod statuses;
 pub mod testing;
 mod tokens;
 mod usage;
+mod webhooks;
 
 pub use config::{Backend, DbConfig};
 pub use error::StoreError;

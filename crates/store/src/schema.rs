@@ -243,11 +243,59 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_subscriptions (id) {
+        id -> Text,
+        enterprise_id -> Text,
+        url -> Text,
+        event_types -> Text,
+        description -> Nullable<Text>,
+        secret_key_id -> Text,
+        secret_ciphertext -> Binary,
+        created_ms -> BigInt,
+        updated_ms -> BigInt,
+        paused_ms -> Nullable<BigInt>,
+        paused_reason -> Nullable<Text>,
+        lease_owner -> Nullable<Text>,
+        lease_until_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (seq) {
+        seq -> BigInt,
+        subscription_id -> Text,
+        enterprise_id -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        body -> Text,
+        created_ms -> BigInt,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_ms -> Nullable<BigInt>,
+        last_attempt_ms -> Nullable<BigInt>,
+        last_status -> Nullable<Integer>,
+        last_error -> Nullable<Text>,
+        done_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    health_states (enterprise_id, subject_kind, subject_id) {
+        enterprise_id -> Text,
+        subject_kind -> Text,
+        subject_id -> Text,
+        state -> Text,
+        changed_ms -> BigInt,
+    }
+}
+
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
 diesel::joinable!(call_sessions -> endpoints (endpoint_id));
 diesel::joinable!(endpoint_inventories -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
 diesel::joinable!(listener_checks -> listener_services (listener_id));
+diesel::joinable!(webhook_deliveries -> webhook_subscriptions (subscription_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     enterprises,
@@ -266,4 +314,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     auto_joins,
     call_sessions,
     endpoint_inventories,
+    webhook_subscriptions,
+    webhook_deliveries,
+    health_states,
 );

@@ -1,9 +1,9 @@
-//! SealedSecretStore: the sealed endpoint passwords, listener secrets and calendar-account
-//! passwords, for re-sealing
+//! SealedSecretStore: the sealed endpoint passwords, listener secrets, calendar-account
+//! passwords and webhook signing secrets, for re-sealing
 //! after a key rotation.
 
 use crate::DbStore;
-use crate::schema::{calendar_accounts, endpoints, listener_services};
+use crate::schema::{calendar_accounts, endpoints, listener_services, webhook_subscriptions};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
@@ -78,6 +78,20 @@ impl SealedSecretStore for DbStore {
                         .filter_map(|(id, key, text)| Some((id, key?, text?)))
                         .collect()
                 }
+                SealedKind::WebhookSecret => {
+                    webhook_subscriptions::table
+                        .filter(webhook_subscriptions::secret_key_id.ne(key_id))
+                        .filter(webhook_subscriptions::id.gt(after))
+                        .order(webhook_subscriptions::id)
+                        .limit(limit)
+                        .select((
+                            webhook_subscriptions::id,
+                            webhook_subscriptions::secret_key_id,
+                            webhook_subscriptions::secret_ciphertext,
+                        ))
+                        .load(c)
+                        .await?
+                }
             };
             Ok(rows
                 .into_iter()
@@ -138,6 +152,20 @@ impl SealedSecretStore for DbStore {
                     .set((
                         calendar_accounts::password_key_id.eq(&new.key_id),
                         calendar_accounts::password_ciphertext.eq(&new.ciphertext),
+                    ))
+                    .execute(c)
+                    .await?
+                }
+                SealedKind::WebhookSecret => {
+                    diesel::update(
+                        webhook_subscriptions::table
+                            .filter(webhook_subscriptions::id.eq(id))
+                            .filter(webhook_subscriptions::secret_key_id.eq(&old.key_id))
+                            .filter(webhook_subscriptions::secret_ciphertext.eq(&old.ciphertext)),
+                    )
+                    .set((
+                        webhook_subscriptions::secret_key_id.eq(&new.key_id),
+                        webhook_subscriptions::secret_ciphertext.eq(&new.ciphertext),
                     ))
                     .execute(c)
                     .await?

@@ -159,7 +159,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(
-            error.contains("webhooks.allow_loopback") && !error.contains("t0k3n"),
+            error.contains("webhooks.allow_networks includes loopback") && !error.contains("t0k3n"),
             "{error}"
         );
         assert!(check(strict(), ms, "http://0x7f000001:9/").await.is_err());

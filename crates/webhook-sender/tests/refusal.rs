@@ -36,7 +36,7 @@ async fn loopback_is_refused_at_check_and_send_when_not_allowed() {
     for url in spellings(&receiver) {
         let refusal = strict.check_target(&url).await.unwrap_err();
         assert!(
-            refusal.contains("webhooks.allow_loopback"),
+            refusal.contains("webhooks.allow_networks includes loopback"),
             "{url}: {refusal}"
         );
         assert!(
@@ -54,7 +54,10 @@ async fn loopback_is_refused_at_check_and_send_when_not_allowed() {
             .await;
         assert_eq!(outcome.status, None, "{url}");
         let error = outcome.error.unwrap();
-        assert!(error.contains("webhooks.allow_loopback"), "{url}: {error}");
+        assert!(
+            error.contains("webhooks.allow_networks includes loopback"),
+            "{url}: {error}"
+        );
         assert!(!error.contains(TOKEN) && !error.contains(&url), "{error}");
     }
     assert!(

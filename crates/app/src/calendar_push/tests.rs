@@ -163,6 +163,7 @@ async fn world() -> World {
         clock: clock.clone(),
         ids: Arc::new(RandomIds),
         calendars: calendar.clone(),
+        webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
     };
     let services = Services::new(ports, Policies::default());
     let acme = services

@@ -190,12 +190,18 @@ impl AllowedHosts {
         )
     }
 
+    /// Whether the URL's host is allowed (any is, when the list is empty). Also the rule of
+    /// `webhooks.allowed_hosts`.
+    pub fn allows(&self, url: &str) -> bool {
+        self.0.is_empty() || self.0.contains(&host_of(url))
+    }
+
     /// `Invalid` naming `field` when the URL's host is not allowed.
     pub fn check(&self, field: &str, url: &str) -> Result<(), Error> {
-        let host = host_of(url);
-        if self.0.is_empty() || self.0.contains(&host) {
+        if self.allows(url) {
             return Ok(());
         }
+        let host = host_of(url);
         Err(Error::invalid(format!(
             "{field}: the host '{}' is not among the calendar hosts this service may reach \
              (calendar.allowed_hosts)",

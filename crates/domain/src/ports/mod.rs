@@ -20,12 +20,14 @@ mod listener;
 mod platform;
 mod process;
 mod storage;
+mod webhook;
 
 pub use calendar::*;
 pub use listener::*;
 pub use platform::*;
 pub use process::*;
 pub use storage::*;
+pub use webhook::*;
 
 /// Every storage port at once: what a storage adapter provides.
 pub trait Store:
@@ -45,6 +47,7 @@ pub trait Store:
     + SealedSecretStore
     + CalendarAccountStore
     + AutoJoinStore
+    + WebhookStore
     + StoreHealth
 {
 }
@@ -66,6 +69,7 @@ impl<T> Store for T where
         + SealedSecretStore
         + CalendarAccountStore
         + AutoJoinStore
+        + WebhookStore
         + StoreHealth
 {
 }

@@ -24,6 +24,9 @@ pub trait IdGenerator: Send + Sync {
     fn pairing_code(&self) -> String;
     /// A new listener secret.
     fn listener_secret(&self) -> Secret;
+    /// A new webhook signing secret: `whsec_` and the base64 of 32 random bytes (Standard
+    /// Webhooks' form, which receivers' libraries decode).
+    fn webhook_secret(&self) -> Secret;
 }
 
 /// Hashes and verifies service-user passwords. Implementations are CPU-heavy by design and

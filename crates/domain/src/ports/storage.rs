@@ -447,6 +447,8 @@ pub enum SealedKind {
     ListenerSecret,
     /// Held by `{enterpriseId}/{calendarType}` (an account has no id of its own).
     CalendarPassword,
+    /// A webhook subscription's signing secret.
+    WebhookSecret,
 }
 
 /// One stored sealed value: the id of the endpoint, listener or calendar account holding it.

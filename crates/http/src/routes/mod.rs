@@ -22,6 +22,7 @@ mod probes;
 #[cfg(test)]
 mod tests;
 mod tokens;
+mod webhooks;
 
 use crate::error::ApiError;
 use crate::table::Operation;
@@ -92,6 +93,15 @@ pub(crate) const TABLE: &[Operation] = &[
     calendars::LIST_ACCOUNTS,
     calendars::PUT_ACCOUNT,
     calendars::DELETE_ACCOUNT,
+    webhooks::LIST,
+    webhooks::CREATE,
+    webhooks::GET,
+    webhooks::REPLACE,
+    webhooks::DELETE,
+    webhooks::PAUSE,
+    webhooks::RESUME,
+    webhooks::TEST,
+    webhooks::DELIVERIES,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table

@@ -177,6 +177,12 @@ retention_days = 90
 [inventory]
 refresh_minutes = 15
 reads_per_round = 5
+[webhooks]
+allow_networks = "loopback"
+allowed_hosts = "hooks.corp.example"
+timeout_ms = 2000
+lease_secs = 30
+delivery_interval_ms = 200
 [security]
 service_key = "k"
 previous_service_keys = "p1,p2"
@@ -232,6 +238,15 @@ meet_hosts = ["meet.google.com"]
     assert_eq!(
         (s.inventory.refresh_minutes, s.inventory.reads_per_round),
         (15, 5)
+    );
+    assert_eq!(s.webhooks.allow_networks, "loopback");
+    assert_eq!(
+        (
+            s.webhooks.timeout_ms,
+            s.webhooks.lease_secs,
+            s.webhooks.delivery_interval_ms
+        ),
+        (2000, 30, 200)
     );
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");

@@ -31,4 +31,5 @@ mod relay_clients;
 mod tenancy;
 mod tokens;
 mod usage;
+mod webhooks;
 mod zero_touch;

@@ -5,6 +5,7 @@ mod endpoint;
 mod inventory;
 mod listener;
 mod records;
+mod webhook;
 
 use super::errors::error_body;
 use super::security;
@@ -19,7 +20,8 @@ pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Compone
         .chain(listener::listener_schemas())
         .chain(endpoint::endpoint_schemas())
         .chain(calendar::calendar_schemas())
-        .chain(inventory::inventory_schemas());
+        .chain(inventory::inventory_schemas())
+        .chain(webhook::webhook_schemas());
     for (name, schema) in schemas {
         builder = builder.schema(name, schema);
     }

@@ -83,6 +83,7 @@ async fn services() -> Services {
             clock: Arc::new(SystemClock),
             ids: Arc::new(RandomIds),
             calendars: Arc::new(roomlink_domain::ports::MockCalendarReader::new()),
+            webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
         },
         Policies::default(),
     )

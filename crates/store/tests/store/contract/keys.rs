@@ -93,6 +93,21 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
         .put_calendar_account(&calendars, &audit_for(&e.id))
         .await
         .unwrap();
+    let hook = roomlink_domain::webhook::Subscription {
+        id: roomlink_domain::ids::WebhookId::from_trusted(new_id()),
+        enterprise_id: e.id.clone(),
+        url: "https://hooks.example.com/".to_owned(),
+        event_types: vec![roomlink_domain::webhook::EventType::RoomOffline],
+        description: None,
+        created_at: 1,
+        updated_at: 1,
+        paused: None,
+    };
+    let hook_secret = h.sealer.seal(&Secret::new("whsec_c2lnbg=="), None).unwrap();
+    h.store
+        .insert_webhook(&hook, &hook_secret, &audit_for(&e.id))
+        .await
+        .unwrap();
     // The harness sealed with key 7; the new ring makes 8 current and keeps 7 readable.
     let rotated = Arc::new(Sealer::new(KeyRing::new(
         ServiceKey::from_bytes([8; 32]),
@@ -103,7 +118,7 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
         sealer: rotated.clone(),
     };
     let report = rotation.reseal_all().await.unwrap();
-    assert_eq!((report.resealed, report.changed_meanwhile), (7, 0));
+    assert_eq!((report.resealed, report.changed_meanwhile), (8, 0));
     assert_eq!(report.key_id, rotated.current_key_id(None).unwrap());
     for (n, before) in endpoints.iter().enumerate() {
         let after = h.store.endpoint(&e.id, before.id()).await.unwrap().unwrap();
@@ -135,6 +150,12 @@ pub async fn a_rotation_reseals_everything_under_the_new_key(h: &Harness) {
         rotated.open(&sealed).unwrap().unwrap().expose(),
         "calendar-pw"
     );
+    let stale = h
+        .store
+        .sealed_not_under(SealedKind::WebhookSecret, &report.key_id, None, 10)
+        .await
+        .unwrap();
+    assert!(stale.is_empty(), "the webhook secret was resealed too");
     // Resumable: a second run finds nothing left.
     let again = rotation.reseal_all().await.unwrap();
     assert_eq!((again.resealed, again.changed_meanwhile), (0, 0));

@@ -15,6 +15,7 @@ mod links;
 mod pairing;
 mod records;
 mod usage;
+mod webhooks;
 
 pub use access::*;
 pub use admin::*;
@@ -28,6 +29,7 @@ pub use links::*;
 pub use pairing::*;
 pub use records::*;
 pub use usage::*;
+pub use webhooks::*;
 
 use crate::support::Harness;
 use futures::future::join_all;
@@ -111,6 +113,10 @@ macro_rules! contract_tests {
             inventories_keep_the_last_read_through_failures,
             inventory_listings_filter_and_page_by_endpoint_id,
             inventories_are_scoped_and_go_with_their_endpoint,
+            webhook_claims_are_exclusive_and_expire,
+            deliveries_go_in_order_and_a_spent_schedule_pauses,
+            events_enter_the_outbox_with_the_writes_that_make_them,
+            health_changes_are_events_once,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

@@ -1,0 +1,3 @@
+DROP TABLE health_states;
+DROP TABLE webhook_deliveries;
+DROP TABLE webhook_subscriptions;
