@@ -35,6 +35,8 @@ JSON_BODY_OPERATIONS = (
     "listenerServices.create",
     "listenerServices.update",
     "calendaraccounts.put",
+    "webhooks.create",
+    "webhooks.update",
 )
 
 CONTROL_OPERATIONS = (

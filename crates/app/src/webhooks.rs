@@ -23,8 +23,8 @@ use roomlink_domain::webhook::{
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// The most deliveries one page lists.
-pub const MAX_DELIVERY_PAGE: usize = 200;
+/// The most deliveries one page lists: the API's page bound.
+pub const MAX_DELIVERY_PAGE: usize = roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
 
 pub struct WebhookService {
     pub store: Arc<dyn WebhookStore>,

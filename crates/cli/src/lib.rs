@@ -12,6 +12,7 @@ pub mod inventory;
 pub mod output;
 pub mod split;
 pub mod usage;
+pub mod webhooks;
 
 use clap::{Args, Parser, Subcommand};
 use client::{CliError, Client};
@@ -123,6 +124,52 @@ pub enum Command {
         /// Only rooms of this listener service (its id)
         #[arg(long)]
         listener: Option<String>,
+    },
+    /// Webhook subscriptions and their deliveries (ROLE_READWRITE), and a local receiver
+    #[command(subcommand)]
+    Webhooks(WebhookCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// List the enterprise's subscriptions
+    List,
+    /// Subscribe a URL to events; prints the signing secret, shown this once
+    Create {
+        url: String,
+        /// Event types, comma-separated (room.offline, room.degraded, room.online,
+        /// listener.offline, listener.online, call.started, call.ended, command.failed,
+        /// inventory.changed)
+        #[arg(long, value_delimiter = ',', required = true)]
+        events: Vec<String>,
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// A subscription's deliveries, newest first
+    Deliveries {
+        id: String,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Send a test delivery to one subscription
+    Test { id: String },
+    /// Stop deliveries (events keep queueing)
+    Pause { id: String },
+    /// Restart deliveries: what queued goes out, oldest first
+    Resume { id: String },
+    /// Delete a subscription and its deliveries
+    Delete { id: String },
+    /// Receive deliveries here: check each signature, answer 204, print the event
+    Listen {
+        /// Where to listen
+        #[arg(long, default_value = "127.0.0.1:9100")]
+        bind: String,
+        /// The subscription's signing secret (whsec_...)
+        #[arg(long, env = "ROOMLINKCTL_WEBHOOK_SECRET", hide_env_values = true)]
+        secret: String,
+        /// Stop after this many deliveries
+        #[arg(long)]
+        count: Option<usize>,
     },
 }
 
@@ -365,6 +412,33 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                 sessions: *sessions,
             };
             usage::usage(&client(g)?, &args, g.json, out).map(|()| 0)
+        }
+        Command::Webhooks(WebhookCommand::Listen {
+            bind,
+            secret,
+            count,
+        }) => webhooks::listen(bind, secret, *count, out).map(|()| 0),
+        Command::Webhooks(command) => {
+            use webhooks::WebhookAction as A;
+            let action = match command {
+                WebhookCommand::List => A::List,
+                WebhookCommand::Create {
+                    url,
+                    events,
+                    description,
+                } => A::Create {
+                    url,
+                    events,
+                    description: description.as_deref(),
+                },
+                WebhookCommand::Deliveries { id, limit } => A::Deliveries { id, limit: *limit },
+                WebhookCommand::Test { id } => A::Test { id },
+                WebhookCommand::Pause { id } => A::Pause { id },
+                WebhookCommand::Resume { id } => A::Resume { id },
+                WebhookCommand::Delete { id } => A::Delete { id },
+                WebhookCommand::Listen { .. } => unreachable!("handled above"),
+            };
+            webhooks::webhooks(&client(g)?, &action, g.json, out).map(|()| 0)
         }
         Command::Inventory {
             software_version,

@@ -14,7 +14,6 @@
 
 mod outcome;
 mod resolver;
-pub mod signature;
 mod target;
 
 use async_trait::async_trait;
@@ -77,11 +76,15 @@ impl WebhookSender for HttpWebhookSender {
             return outcome::failed(why);
         }
         let timestamp = unix_now();
-        let signature =
-            match signature::sign(request.secret, request.event_id, timestamp, request.body) {
-                Ok(signature) => signature,
-                Err(e) => return outcome::failed(e.to_string()),
-            };
+        let signature = match roomlink_domain::webhook::signature::sign(
+            request.secret,
+            request.event_id,
+            timestamp,
+            request.body,
+        ) {
+            Ok(signature) => signature,
+            Err(e) => return outcome::failed(e.to_string()),
+        };
         let sent = self
             .client
             .post(url)

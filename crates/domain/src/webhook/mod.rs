@@ -3,6 +3,7 @@
 //!
 //! - [`event`]: the events, their wire names and bodies, and which facts make them.
 //! - [`target`]: where a delivery may go (the SSRF rule).
+//! - [`signature`]: how a delivery is signed (and a receiver checks it).
 //! - here: subscriptions, deliveries, and the retry schedule.
 //!
 //! An event is written to the outbox (one delivery per matching subscription) in the same
@@ -10,6 +11,7 @@
 //! and delivers their pending deliveries oldest first.
 
 pub mod event;
+pub mod signature;
 pub mod target;
 
 pub use event::{Event, EventType};

@@ -279,7 +279,7 @@ pub(super) const DELIVERIES: Operation = Operation {
         tag: Tag::Webhooks,
         summary: "A subscription's deliveries",
         description: "Newest first, one page per request (`limit`, default 50, at most \
-            200); the next page's cursor is in the `X-Next-Cursor` and `Link` headers. Each \
+            1000); the next page's cursor is in the `X-Next-Cursor` and `Link` headers. Each \
             says its state (pending, delivered, failed), attempts, the last answer's HTTP \
             status or why there was none, and when it is tried next. Finished deliveries are \
             kept for 7 days.",

@@ -1,10 +1,10 @@
 //! The `webhook-signature` header of Standard Webhooks 1.0: `v1,` and the base64 of
 //! HMAC-SHA256 over `<id>.<timestamp>.<body>`, keyed with the bytes the secret encodes.
 
+use crate::secret::Secret;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
-use roomlink_domain::secret::Secret;
 use sha2::Sha256;
 use std::fmt;
 
@@ -47,6 +47,22 @@ pub fn sign(
         "v1,{}",
         STANDARD.encode(mac.finalize().into_bytes())
     ))
+}
+
+/// Whether `signature` (a `webhook-signature` header: space-separated `v1,<base64>`
+/// entries) holds the signature of this content; compared in constant time. For receivers
+/// (`roomlinkctl webhooks listen`).
+pub fn verify(secret: &Secret, id: &str, timestamp: i64, body: &str, signature: &str) -> bool {
+    let Ok(expected) = sign(secret, id, timestamp, body) else {
+        return false;
+    };
+    signature
+        .split_ascii_whitespace()
+        .any(|given| constant_time_eq(given.as_bytes(), expected.as_bytes()))
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]
@@ -97,6 +113,23 @@ mod tests {
         assert_ne!(sign(&secret, "msg_1", 1, "{ }").unwrap(), base);
         let other = Secret::new("whsec_AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
         assert_ne!(sign(&other, "msg_1", 1, "{}").unwrap(), base);
+    }
+
+    #[test]
+    fn verifies_its_own_signature_among_several_and_nothing_else() {
+        let secret = Secret::new("whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
+        let good = sign(&secret, "msg_1", 1, "{}").unwrap();
+        assert!(verify(&secret, "msg_1", 1, "{}", &good));
+        assert!(verify(
+            &secret,
+            "msg_1",
+            1,
+            "{}",
+            &format!("v1,b2xk {good}")
+        ));
+        assert!(!verify(&secret, "msg_1", 1, "{ }", &good));
+        assert!(!verify(&secret, "msg_1", 2, "{}", &good));
+        assert!(!verify(&secret, "msg_1", 1, "{}", ""));
     }
 
     /// The error is a unit: its words are fixed, so they cannot carry the secret.
