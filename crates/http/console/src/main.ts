@@ -9,6 +9,7 @@ import { roomsPage, wallPage } from "./rooms";
 import { usagePage } from "./usage";
 import { inventoryPage } from "./inventory";
 import { healthPage } from "./health";
+import { webhooksPage } from "./webhooks";
 
 const app = document.getElementById("app") as HTMLElement;
 let leave: (() => void) | null = null;
@@ -63,6 +64,8 @@ const NAV: [string, string, boolean][] = [
   ["#/failures", "Failures", false],
   ["#/usage", "Usage", false],
   ["#/health", "Health", false],
+  // Shown to read-only users too: the page says that webhooks need the read-write role.
+  ["#/webhooks", "Webhooks", false],
   ["#/inventory", "Inventory", false],
   ["#/audit", "Audit log", true],
 ];
@@ -112,6 +115,7 @@ function route(): void {
   else if (hash === "#/usage") leave = usagePage(main);
   else if (hash === "#/inventory") leave = inventoryPage(main);
   else if (hash === "#/health") leave = healthPage(main);
+  else if (hash === "#/webhooks") leave = webhooksPage(main);
   else if (hash === "#/audit") leave = auditPage(main);
   else leave = roomsPage(main);
   document.title = `${main.querySelector("h1")?.textContent ?? "Console"} · roomlink`;

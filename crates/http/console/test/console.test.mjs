@@ -4,7 +4,9 @@
 // go to docs/console/.
 
 import { chromium } from "playwright-core";
+import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 
 const env = (name) => {
@@ -30,6 +32,33 @@ async function roomNames() {
   const list = await (await fetch(`${base}/api/endpoints`, { headers: { "X-Access-Token": token.accessToken } })).json();
   return list.map((e) => e.name);
 }
+
+/** A call to the API with a token of the test's own (not the page's). */
+let ownToken = null;
+async function api(path, init = {}) {
+  if (!ownToken) {
+    const basic = Buffer.from(`${env("CONSOLE_USER")}:${env("CONSOLE_PASSWORD")}`).toString("base64");
+    ownToken = (await (await fetch(`${base}/api/auth/accesstokens?duration=1h`, {
+      method: "POST", headers: { Authorization: `Basic ${basic}` },
+    })).json()).accessToken;
+  }
+  const response = await fetch(`${base}${path}`, { ...init, headers: { ...init.headers, "X-Access-Token": ownToken } });
+  expect(response.ok, `${init.method ?? "GET"} ${path}: ${response.status}`);
+  return response.status === 204 ? null : response.json();
+}
+
+/** A webhook receiver on loopback: records each request and answers 204. */
+const received = [];
+const receiver = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    received.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    res.writeHead(204).end();
+  });
+});
+await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks/roomlink`;
 
 const steps = [];
 async function step(name, body) {
@@ -65,7 +94,11 @@ try {
   const page = await context.newPage();
   page.setDefaultTimeout(20000);
   current = page;
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  const logged = [];
+  page.on("console", (m) => {
+    logged.push(m.text());
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   // The console must need nothing but its own origin.
   await page.route("**/*", (route) => {
@@ -76,6 +109,12 @@ try {
   });
   const board = rooms.find((r) => r.name === "Board room") ?? rooms[0];
   const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  const signIn = async (user, password) => {
+    await page.getByLabel("Username").fill(user);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+  };
 
   await step("the console answers with a strict Content-Security-Policy", async () => {
     const response = await page.goto(`${base}/console/`);
@@ -280,6 +319,169 @@ try {
     await shot("audit");
   });
 
+  // Webhooks. The console test's service may or may not allow loopback targets
+  // (webhooks.allow_networks): with loopback, the subscription goes to the receiver above and
+  // its test delivery is checked as received and signed; without, the page must show the
+  // service's refusal, and the subscription goes to a public documentation address
+  // (TEST-NET-3) instead, whose deliveries are attempted but not delivered.
+  let hook = null;
+  await step("webhooks: the service's Invalid is shown at the field, then a subscription is created", async () => {
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+    await page.getByText("No subscriptions yet").waitFor();
+    const urlError = page.locator("#webhook-url-error");
+    const typesError = page.locator("#webhook-types-error");
+    await page.getByLabel(/^URL/).fill(receiverUrl);
+    await page.getByLabel("Description (optional)").fill("Ops pager");
+    // No event type: the service says so, next to the event types.
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await page.locator("#webhook-types-error:not(:empty)").waitFor();
+    expect(/^Invalid: eventTypes/.test(await typesError.textContent()), await typesError.textContent());
+    await page.getByLabel("room.offline").check();
+    await page.getByLabel("call.started").check();
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await page.locator("#webhook-secret, #webhook-url-error:not(:empty)").first().waitFor();
+    const loopback = await page.locator("#webhook-secret").count() === 1;
+    if (loopback) {
+      hook = { url: receiverUrl, loopback };
+    } else {
+      expect(/^Invalid: url: 127\.0\.0\.1 is a loopback address/.test(await urlError.textContent()), await urlError.textContent());
+      expect(await page.getByLabel(/^URL/).getAttribute("aria-invalid") === "true", "the URL marked invalid");
+      expect(await page.getByLabel("room.offline").isChecked(), "the form keeps what was entered");
+      // A public-looking name that does not resolve is refused too, saying why.
+      await page.getByLabel(/^URL/).fill("https://hooks.example.invalid/roomlink");
+      await page.getByRole("button", { name: "Subscribe" }).click();
+      await page.waitForFunction(() => /resolve/.test(document.querySelector("#webhook-url-error")?.textContent ?? ""));
+      expect(/^Invalid: url: the host name (does not|did not) resolve/.test(await urlError.textContent()), await urlError.textContent());
+      hook = { url: "http://203.0.113.10:9/roomlink", loopback };
+      await page.getByLabel(/^URL/).fill(hook.url);
+      await page.getByRole("button", { name: "Subscribe" }).click();
+      await page.locator("#webhook-secret").waitFor();
+    }
+    console.log(`     (webhook target: ${hook.loopback ? "the loopback receiver" : `${hook.url}: loopback is not allowed`})`);
+    hook.secret = (await page.locator("#webhook-secret").textContent()).trim();
+    expect(/^whsec_[A-Za-z0-9+/=]{20,}$/.test(hook.secret), "a whsec_ secret is shown");
+    await page.getByText("Copy it now: it is not shown again.").waitFor();
+    expect(await urlError.textContent() === "" && await page.getByLabel(/^URL/).inputValue() === "", "the form is cleared");
+    const row = page.locator("#webhooks-table tbody tr").filter({ hasText: hook.url });
+    await row.waitFor();
+    hook.id = await row.getAttribute("data-webhook");
+    const text = await row.textContent();
+    expect(text.includes("call.started") && text.includes("room.offline") && !text.includes("call.ended"), `event types: ${text}`);
+    expect(text.includes("Ops pager") && text.includes("active"), `description and state: ${text}`);
+    const listed = await api("/api/webhooks");
+    expect(listed.length === 1 && listed[0].id === hook.id && listed[0].url === hook.url, JSON.stringify(listed));
+    expect(JSON.stringify(listed[0].eventTypes) === JSON.stringify(["room.offline", "call.started"]), JSON.stringify(listed[0]));
+  });
+
+  await step("webhooks: a test delivery is listed in the subscription's deliveries", async () => {
+    const row = page.locator(`#webhooks-table tr[data-webhook="${hook.id}"]`);
+    await row.getByRole("button", { name: "Test", exact: true }).click();
+    await page.getByText(/^Test event queued/).waitFor();
+    const eventId = /\(([^)]+)\)/.exec(await page.locator("#toast").textContent())?.[1];
+    expect(eventId, "the toast names the event");
+    await page.locator("#webhook-deliveries").waitFor();
+    expect((await page.locator("#deliveries-title").textContent()).includes(hook.url), "for this subscription");
+    expect(await row.getByRole("button", { name: "Deliveries" }).getAttribute("aria-pressed") === "true", "the row is selected");
+    const delivery = page.locator("#deliveries-table tbody tr").filter({ hasText: eventId });
+    await delivery.waitFor();
+    expect((await delivery.textContent()).includes("webhook.test"), await delivery.textContent());
+    if (hook.loopback) {
+      await page.locator(`#deliveries-table tr[data-state="delivered"]`).filter({ hasText: eventId }).waitFor({ timeout: 30000 });
+      expect((await delivery.textContent()).includes("HTTP 204"), await delivery.textContent());
+      // Received once, and signed with the secret the page showed (Standard Webhooks).
+      const got = received.filter((r) => r.headers["webhook-id"] === eventId);
+      expect(got.length === 1 && got[0].method === "POST" && got[0].url === "/hooks/roomlink", `received: ${JSON.stringify(got)}`);
+      const { "webhook-timestamp": ts, "webhook-signature": signature } = got[0].headers;
+      const key = Buffer.from(hook.secret.slice("whsec_".length), "base64");
+      const expected = createHmac("sha256", key).update(`${eventId}.${ts}.${got[0].body}`).digest("base64");
+      expect(signature.split(" ").includes(`v1,${expected}`), `signature ${signature}`);
+      expect(JSON.parse(got[0].body).type === "webhook.test", got[0].body);
+    } else {
+      // Nothing roomlink may reach listens there: attempted (the first attempt goes at once),
+      // then pending for its retry, with the answer or the error of the attempt.
+      await page.waitForFunction((id) => [...document.querySelectorAll("#deliveries-table tbody tr")]
+        .some((tr) => tr.textContent.includes(id) && Number(tr.children[3].textContent) >= 1), eventId, { timeout: 40000 });
+      const state = await delivery.getAttribute("data-state");
+      const answer = await delivery.locator("td").nth(4).textContent();
+      expect(state !== "delivered" || /HTTP 2\d\d/.test(answer), `state ${state}, answer ${answer}`);
+      expect(/HTTP \d{3}|no answer/.test(answer), `the last answer: ${answer}`);
+    }
+    // The secret is the test's own, but a picture of a secret is still a secret: masked. The
+    // toast gone first (it would cover the deliveries).
+    await page.waitForFunction(() => !document.querySelector("#toast")?.textContent, null, { timeout: 10000 });
+    await page.screenshot({ path: join(shots, "webhooks.png"), fullPage: true, mask: [page.locator("#webhook-secret")] });
+  });
+
+  await step("webhooks: the secret is not shown again, nor kept in the URL, storage or the log", async () => {
+    const kept = await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie + location.href);
+    expect(!kept.includes(hook.secret) && !kept.includes("whsec_"), `kept: ${kept}`);
+    expect(!logged.some((l) => l.includes(hook.secret)), "the secret in the console's log");
+    const listed = JSON.stringify(await api(`/api/webhooks/${hook.id}`));
+    expect(!listed.includes("whsec_") && !listed.includes("secret"), listed);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    expect(await page.locator("#webhook-secret").count() === 0, "dismissed");
+    // Leaving the page and coming back, then reloading (which signs out) and signing in again.
+    await page.getByRole("link", { name: "Health", exact: true }).click();
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.locator(`#webhooks-table tr[data-webhook="${hook.id}"]`).waitFor();
+    expect(!(await page.locator("body").textContent()).includes("whsec_"), "no secret after coming back");
+    await page.reload();
+    await signIn(env("CONSOLE_USER"), env("CONSOLE_PASSWORD"));
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.locator(`#webhooks-table tr[data-webhook="${hook.id}"]`).waitFor();
+    expect(await page.locator("#webhook-secret").count() === 0 && !(await page.locator("body").textContent()).includes("whsec_"), "no secret after a reload");
+  });
+
+  await step("webhooks: older deliveries follow X-Next-Cursor", async () => {
+    const row = page.locator(`#webhooks-table tr[data-webhook="${hook.id}"]`);
+    // 20 more tests through the API: with the first, one more than a page of 20.
+    for (let i = 0; i < 20; i++) await api(`/api/webhooks/${hook.id}/test`, { method: "POST" });
+    await row.getByRole("button", { name: "Deliveries" }).click();
+    const rows = page.locator("#deliveries-table tbody tr");
+    await page.locator("#deliveries-more").waitFor();
+    expect(await rows.count() === 20, `first page: ${await rows.count()}`);
+    await page.getByRole("button", { name: "More deliveries" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("#deliveries-table tbody tr").length === 21);
+    expect(await page.locator("#deliveries-more").count() === 0, "no more after the last page");
+    const ids = (await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute("data-delivery")))));
+    expect(ids.every((id, i) => i === 0 || id < ids[i - 1]), `newest first, no repeat: ${ids}`);
+    const all = await api(`/api/webhooks/${hook.id}/deliveries?limit=200`);
+    expect(all.length === 21 && all.every((d) => d.eventType === "webhook.test"), `deliveries: ${all.length}`);
+  });
+
+  await step("webhooks: pause, resume and delete (after a confirmation)", async () => {
+    const row = page.locator(`#webhooks-table tr[data-webhook="${hook.id}"]`);
+    await row.getByRole("button", { name: "Pause", exact: true }).click();
+    await row.getByRole("button", { name: "Resume", exact: true }).waitFor();
+    const paused = await row.locator("td").nth(2).textContent();
+    expect(paused.includes("paused") && paused.includes("paused by"), `state: ${paused}`);
+    expect((await api(`/api/webhooks/${hook.id}`)).paused !== null, "paused on the service");
+    await row.getByRole("button", { name: "Resume", exact: true }).click();
+    await row.getByRole("button", { name: "Pause", exact: true }).waitFor();
+    expect((await row.locator("td").nth(2).textContent()).trim() === "active", "active again");
+    expect((await api(`/api/webhooks/${hook.id}`)).paused === null, "resumed on the service");
+    // Cancelling the confirmation keeps it; accepting deletes it.
+    let asked = "";
+    page.once("dialog", (d) => { asked = d.message(); void d.dismiss(); });
+    await row.getByRole("button", { name: "Delete", exact: true }).click();
+    expect(asked.includes(hook.url), `the confirmation names the URL: ${asked}`);
+    expect((await api("/api/webhooks")).length === 1, "kept when cancelled");
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByText("No subscriptions yet").waitFor();
+    expect(await page.locator("#webhook-deliveries").isHidden(), "its deliveries are gone from the page");
+    expect((await api("/api/webhooks")).length === 0, "deleted on the service");
+    // Each change is in the audit log, the refused creations too.
+    await page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.locator("#audit-table").waitFor();
+    const audit = await page.locator("#audit-table").textContent();
+    for (const op of ["webhooks.create", "webhooks.pause", "webhooks.resume", "webhooks.delete"]) {
+      expect(audit.includes(op), `the audit log shows ${op}`);
+    }
+    expect(audit.includes("Invalid"), "the refused creation is audited");
+  });
+
   await step("sign out forgets the token", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
@@ -297,6 +499,13 @@ try {
     expect(await page.getByRole("button", { name: "Join" }).count() === 1, "join is there");
     await page.getByRole("link", { name: "Import", exact: true }).click();
     await page.getByText("Importing needs ROLE_READWRITE.").waitFor();
+  });
+
+  await step("a read-only user is told that webhooks need the read-write role", async () => {
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.locator("#webhooks-forbidden").waitFor();
+    expect((await page.locator("#webhooks-forbidden").textContent()).includes("Webhooks need the read-write role"), "the message");
+    expect(await page.locator("#webhook-url").count() === 0 && await page.locator("main .error").count() === 0, "no form, no error");
   });
 
   await step("on a phone", async () => {
@@ -329,6 +538,7 @@ try {
   if (problems.length) console.error(problems.join("\n"));
 } finally {
   await browser.close();
+  receiver.close();
 }
 console.log(failed ? "console test: FAILED" : `console test: ${steps.length} steps passed`);
 process.exit(failed ? 1 : 0);
