@@ -114,5 +114,6 @@ fn ci() -> Result<(), String> {
         "warnings",
     ])?;
     boundaries::check()?;
-    cargo(&["test", "--workspace"])
+    // Every failing test binary is reported, not only the first.
+    cargo(&["test", "--workspace", "--no-fail-fast"])
 }

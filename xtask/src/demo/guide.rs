@@ -149,6 +149,11 @@ pub(super) fn config_file(dir: &Path, port: u16) -> String {
          command_timeout_ms = 5000\n\
          status_poll_interval_ms = 5000\n\
          \n\
+         # Webhook receivers on this machine only: loopback allowed, no other host named.\n\
+         [webhooks]\n\
+         allow_networks = \"loopback\"\n\
+         allowed_hosts = \"127.0.0.1\"\n\
+         \n\
          [log]\n\
          format = \"human\"\n\
          level = \"info\"\n",
