@@ -182,6 +182,12 @@ pub enum ListenerHealth {
 }
 
 impl ListenerHealth {
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Online, Self::Offline, Self::Unknown]
+            .into_iter()
+            .find(|h| h.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ListenerHealth::Online => "online",

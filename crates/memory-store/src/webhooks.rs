@@ -5,12 +5,9 @@ use super::{MemoryStore, State};
 use async_trait::async_trait;
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::{Error, Result};
-use roomlink_domain::health::HealthState;
 use roomlink_domain::ids::{EnterpriseId, WebhookId};
-use roomlink_domain::listener::ListenerHealth;
 use roomlink_domain::ports::{ClaimedWebhook, HealthSubject, WebhookStore};
 use roomlink_domain::secret::SealedSecret;
-use roomlink_domain::webhook::event::RoomRef;
 use roomlink_domain::webhook::{
     AttemptOutcome, Delivery, DeliveryPage, DeliveryState, DueDelivery, Event, MAX_SUBSCRIPTIONS,
     Pause, Subscription, SubscriptionDraft,
@@ -379,48 +376,10 @@ impl WebhookStore for MemoryStore {
         let mut events = 0;
         let mut seen = Vec::with_capacity(subjects.len());
         for subject in subjects {
-            let (key, state, event) = match subject {
-                HealthSubject::Room {
-                    endpoint_id,
-                    name,
-                    listener_service_id,
-                    state,
-                    since,
-                    reasons,
-                } => {
-                    let key = ("room", endpoint_id.clone());
-                    let previous = s
-                        .health
-                        .get(&(enterprise.clone(), key.clone()))
-                        .and_then(|p| HealthState::parse(p));
-                    let room = RoomRef {
-                        endpoint_id,
-                        name,
-                        listener_service_id: listener_service_id.as_deref(),
-                    };
-                    let event = Event::room_health(&room, previous, *state, *since, reasons, now);
-                    (key, state.as_str(), event)
-                }
-                HealthSubject::Listener {
-                    id,
-                    name,
-                    health,
-                    last_contact,
-                } => {
-                    let key = ("listener", id.clone());
-                    let previous = s
-                        .health
-                        .get(&(enterprise.clone(), key.clone()))
-                        .and_then(|p| match p.as_str() {
-                            "online" => Some(ListenerHealth::Online),
-                            "offline" => Some(ListenerHealth::Offline),
-                            _ => None,
-                        });
-                    let event =
-                        Event::listener_health(id, name, previous, *health, *last_contact, now);
-                    (key, health.as_str(), event)
-                }
-            };
+            let (kind, id) = subject.key();
+            let key = (kind, id.to_owned());
+            let previous = s.health.get(&(enterprise.clone(), key.clone()));
+            let (state, event) = subject.observe(previous.map(String::as_str), now);
             seen.push(key.clone());
             s.health.insert((enterprise.clone(), key), state.to_owned());
             if let Some(event) = event {

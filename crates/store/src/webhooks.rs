@@ -12,12 +12,9 @@ use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::Error;
-use roomlink_domain::health::HealthState;
 use roomlink_domain::ids::{EnterpriseId, WebhookId};
-use roomlink_domain::listener::ListenerHealth;
 use roomlink_domain::ports::{ClaimedWebhook, HealthSubject, WebhookStore};
 use roomlink_domain::secret::SealedSecret;
-use roomlink_domain::webhook::event::RoomRef;
 use roomlink_domain::webhook::{
     AttemptOutcome, Delivery, DeliveryPage, DeliveryState, DueDelivery, Event, EventType,
     MAX_SUBSCRIPTIONS, Pause, Subscription, SubscriptionDraft,
@@ -182,54 +179,6 @@ fn claim_sql(param: impl Fn(usize) -> String) -> String {
            ORDER BY s.lease_until_ms LIMIT {limit}) \
          RETURNING id, enterprise_id, url, secret_key_id, secret_ciphertext, lease_until_ms"
     )
-}
-
-const ROOM: &str = "room";
-const LISTENER: &str = "listener";
-
-fn listener_health(text: &str) -> Option<ListenerHealth> {
-    match text {
-        "online" => Some(ListenerHealth::Online),
-        "offline" => Some(ListenerHealth::Offline),
-        _ => None,
-    }
-}
-
-/// A subject's key, the state to record, and the event its change makes.
-fn observe(
-    subject: &HealthSubject,
-    previous: Option<&String>,
-    now: i64,
-) -> (&'static str, String, &'static str, Option<Event>) {
-    match subject {
-        HealthSubject::Room {
-            endpoint_id,
-            name,
-            listener_service_id,
-            state,
-            since,
-            reasons,
-        } => {
-            let room = RoomRef {
-                endpoint_id,
-                name,
-                listener_service_id: listener_service_id.as_deref(),
-            };
-            let previous = previous.and_then(|p| HealthState::parse(p));
-            let event = Event::room_health(&room, previous, *state, *since, reasons, now);
-            (ROOM, endpoint_id.clone(), state.as_str(), event)
-        }
-        HealthSubject::Listener {
-            id,
-            name,
-            health,
-            last_contact,
-        } => {
-            let previous = previous.and_then(|p| listener_health(p));
-            let event = Event::listener_health(id, name, previous, *health, *last_contact, now);
-            (LISTENER, id.clone(), health.as_str(), event)
-        }
-    }
 }
 
 #[async_trait]
@@ -588,13 +537,10 @@ impl WebhookStore for DbStore {
             let mut seen = HashSet::with_capacity(subjects.len());
             let mut events = 0u64;
             for subject in subjects {
-                let key = match subject {
-                    HealthSubject::Room { endpoint_id, .. } => (ROOM, endpoint_id),
-                    HealthSubject::Listener { id, .. } => (LISTENER, id),
-                };
-                let previous = stored.get(&(key.0.to_owned(), key.1.clone()));
-                let (kind, id, state, event) = observe(subject, previous, now);
-                seen.insert((kind, id.clone()));
+                let (kind, id) = subject.key();
+                let previous = stored.get(&(kind.to_owned(), id.to_owned()));
+                let (state, event) = subject.observe(previous.map(String::as_str), now);
+                seen.insert((kind, id));
                 if previous.map(String::as_str) == Some(state) {
                     continue;
                 }
@@ -602,7 +548,7 @@ impl WebhookStore for DbStore {
                     .values((
                         hs::enterprise_id.eq(ent),
                         hs::subject_kind.eq(kind),
-                        hs::subject_id.eq(&id),
+                        hs::subject_id.eq(id),
                         hs::state.eq(state),
                         hs::changed_ms.eq(now),
                     ))
@@ -616,10 +562,10 @@ impl WebhookStore for DbStore {
                 }
             }
             // A deleted room or listener is forgotten: were it back, it starts afresh.
-            for kind in [ROOM, LISTENER] {
+            for kind in ["room", "listener"] {
                 let gone: Vec<&str> = stored
                     .keys()
-                    .filter(|(k, id)| k == kind && !seen.contains(&(kind, id.clone())))
+                    .filter(|(k, id)| k == kind && !seen.contains(&(kind, id.as_str())))
                     .map(|(_, id)| id.as_str())
                     .collect();
                 for chunk in gone.chunks(IN_CHUNK) {

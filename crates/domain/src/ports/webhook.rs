@@ -7,6 +7,7 @@ use crate::health::{HealthReason, HealthState};
 use crate::ids::{EnterpriseId, WebhookId};
 use crate::listener::ListenerHealth;
 use crate::secret::{SealedSecret, Secret};
+use crate::webhook::event::RoomRef;
 use crate::webhook::{
     AttemptOutcome, DeliveryPage, DueDelivery, Event, Subscription, SubscriptionDraft,
 };
@@ -41,6 +42,50 @@ pub enum HealthSubject {
         health: ListenerHealth,
         last_contact: Option<i64>,
     },
+}
+
+impl HealthSubject {
+    /// How it is keyed among the recorded states: its kind (`room`, `listener`) and id.
+    pub fn key(&self) -> (&'static str, &str) {
+        match self {
+            HealthSubject::Room { endpoint_id, .. } => ("room", endpoint_id),
+            HealthSubject::Listener { id, .. } => ("listener", id),
+        }
+    }
+
+    /// The state to record, and the event its change from `previous` (the state recorded
+    /// last, if any) makes (`Event::room_health`, `Event::listener_health`).
+    pub fn observe(&self, previous: Option<&str>, now: i64) -> (&'static str, Option<Event>) {
+        match self {
+            HealthSubject::Room {
+                endpoint_id,
+                name,
+                listener_service_id,
+                state,
+                since,
+                reasons,
+            } => {
+                let room = RoomRef {
+                    endpoint_id,
+                    name,
+                    listener_service_id: listener_service_id.as_deref(),
+                };
+                let previous = previous.and_then(HealthState::parse);
+                let event = Event::room_health(&room, previous, *state, *since, reasons, now);
+                (state.as_str(), event)
+            }
+            HealthSubject::Listener {
+                id,
+                name,
+                health,
+                last_contact,
+            } => {
+                let previous = previous.and_then(ListenerHealth::parse);
+                let event = Event::listener_health(id, name, previous, *health, *last_contact, now);
+                (health.as_str(), event)
+            }
+        }
+    }
 }
 
 /// Subscriptions, the outbox, and the states health events are computed against.
