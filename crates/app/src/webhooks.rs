@@ -410,10 +410,14 @@ impl HealthWatch {
     async fn watch(&self, enterprise: &EnterpriseId) -> Result<u64> {
         let report = self.health.report(enterprise).await?;
         let rooms = report.rooms.into_iter().filter_map(|r| {
-            // A room not yet observed has no state to change from: it waits for its first poll.
-            let unobserved = r.health.state == HealthState::Offline
-                && r.health.reasons.iter().all(|x| x.code == "neverObserved");
-            (!unobserved).then(|| HealthSubject::Room {
+            // Not watched: a room not yet observed (it waits for its first poll), and one that
+            // names no listener service (nothing can reach it: provisioned so, not broken).
+            let unwatched = r.health.state == HealthState::Offline
+                && r.health
+                    .reasons
+                    .iter()
+                    .all(|x| x.code == "neverObserved" || x.code == "noListener");
+            (!unwatched).then(|| HealthSubject::Room {
                 endpoint_id: r.health.endpoint_id.into_string(),
                 name: r.name,
                 listener_service_id: r.health.listener_service_id.map(|l| l.into_string()),

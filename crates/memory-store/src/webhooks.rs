@@ -381,7 +381,11 @@ impl WebhookStore for MemoryStore {
             let previous = s.health.get(&(enterprise.clone(), key.clone()));
             let (state, event) = subject.observe(previous.map(String::as_str), now);
             seen.push(key.clone());
-            s.health.insert((enterprise.clone(), key), state.to_owned());
+            if subject.is_healthy() {
+                s.health.remove(&(enterprise.clone(), key));
+            } else {
+                s.health.insert((enterprise.clone(), key), state.to_owned());
+            }
             if let Some(event) = event {
                 events += s.emit(enterprise, &event, None);
             }

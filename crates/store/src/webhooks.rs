@@ -411,6 +411,20 @@ impl WebhookStore for DbStore {
         limit: usize,
     ) -> Result<Vec<ClaimedWebhook>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Most rounds find nothing due: a read says so without taking SQLite's write lock
+        // or writing anything on PostgreSQL.
+        let due = db_run!(self, |c| {
+            Ok(wd::table
+                .filter(wd::state.eq(DeliveryState::Pending.as_str()))
+                .filter(wd::next_attempt_ms.le(now))
+                .select(wd::seq)
+                .first::<i64>(c)
+                .await
+                .optional()?)
+        })?;
+        if due.is_none() {
+            return Ok(Vec::new());
+        }
         let rows: Vec<ClaimRow> = db_run!(self, |c| {
             Ok(diesel::sql_query(claim_sql(|n| c.param(n)))
                 .bind::<Text, _>(owner)
@@ -544,19 +558,30 @@ impl WebhookStore for DbStore {
                 if previous.map(String::as_str) == Some(state) {
                     continue;
                 }
-                diesel::insert_into(hs::table)
-                    .values((
-                        hs::enterprise_id.eq(ent),
-                        hs::subject_kind.eq(kind),
-                        hs::subject_id.eq(id),
-                        hs::state.eq(state),
-                        hs::changed_ms.eq(now),
-                    ))
-                    .on_conflict((hs::enterprise_id, hs::subject_kind, hs::subject_id))
-                    .do_update()
-                    .set((hs::state.eq(state), hs::changed_ms.eq(now)))
+                if !subject.is_healthy() {
+                    diesel::insert_into(hs::table)
+                        .values((
+                            hs::enterprise_id.eq(ent),
+                            hs::subject_kind.eq(kind),
+                            hs::subject_id.eq(id),
+                            hs::state.eq(state),
+                            hs::changed_ms.eq(now),
+                        ))
+                        .on_conflict((hs::enterprise_id, hs::subject_kind, hs::subject_id))
+                        .do_update()
+                        .set((hs::state.eq(state), hs::changed_ms.eq(now)))
+                        .execute(c)
+                        .await?;
+                } else if previous.is_some() {
+                    diesel::delete(
+                        hs::table
+                            .filter(hs::enterprise_id.eq(ent))
+                            .filter(hs::subject_kind.eq(kind))
+                            .filter(hs::subject_id.eq(id)),
+                    )
                     .execute(c)
                     .await?;
+                }
                 if let Some(event) = event {
                     events += emit_event!(&mut *c, ent, &event, None)? as u64;
                 }

@@ -53,6 +53,15 @@ impl HealthSubject {
         }
     }
 
+    /// Whether it is as it should be (a room ok, a listener online): such states are not
+    /// stored (no row is the healthy state), so a healthy fleet costs no writes.
+    pub fn is_healthy(&self) -> bool {
+        match self {
+            HealthSubject::Room { state, .. } => *state == HealthState::Ok,
+            HealthSubject::Listener { health, .. } => *health == ListenerHealth::Online,
+        }
+    }
+
     /// The state to record, and the event its change from `previous` (the state recorded
     /// last, if any) makes (`Event::room_health`, `Event::listener_health`).
     pub fn observe(&self, previous: Option<&str>, now: i64) -> (&'static str, Option<Event>) {
@@ -180,8 +189,9 @@ pub trait WebhookStore: Send + Sync {
     ) -> Result<()>;
     /// Gives a claim back before its lease runs out.
     async fn release_webhook(&self, id: &WebhookId, owner: &str) -> Result<()>;
-    /// Compares `subjects` with the states last recorded for the enterprise, records the
-    /// changes and forgets subjects no longer there, and queues the events of the changes
+    /// Compares `subjects` with the states last recorded for the enterprise (none recorded:
+    /// healthy, or not seen before), records the changes (a healthy state by removing the
+    /// record) and forgets subjects no longer there, and queues the events of the changes
     /// (`Event::room_health`, `Event::listener_health`), all in one transaction. How many
     /// deliveries were queued.
     async fn record_health(
