@@ -194,12 +194,11 @@ async fn what_roomlink_observes_reaches_the_receiver_signed_and_in_order(app: Te
         "listener.offline",
     ];
     let (hook, secret) = subscribe(&app, &rw, &target.uri(), &every).await;
-    let (_, calls_only_secret) = {
-        let calls = receiver(204).await;
-        let s = subscribe(&app, &rw, &calls.uri(), &["call.started"]).await;
-        (calls, s.1)
-    };
-    let _ = calls_only_secret;
+    // A second subscriber, for calls only. Its server lives as long as the test: wiremock
+    // pools servers, and one dropped early would be handed to another test while this one's
+    // deliveries still go to its port.
+    let calls = receiver(204).await;
+    let (_, calls_secret) = subscribe(&app, &rw, &calls.uri(), &["call.started"]).await;
 
     // First observed ok: no news. Then three poll intervals of silence: offline.
     assert_eq!(app.poll_now(&ro, true).await, 1);
@@ -309,6 +308,17 @@ async fn what_roomlink_observes_reaches_the_receiver_signed_and_in_order(app: Te
         assert_eq!(delivery["attempts"], 1);
         assert_eq!(delivery["lastStatus"], 204);
     }
+    // The calls-only subscriber got the two call.started, and nothing else.
+    let calls_got = received(&calls, &calls_secret).await;
+    let call_types: Vec<&str> = calls_got
+        .iter()
+        .map(|(_, b)| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        call_types,
+        ["call.started", "call.started"],
+        "{calls_got:?}"
+    );
     // A second round has nothing left to send.
     assert_eq!(deliver(&app).await.attempts, 0);
     assert_eq!(target.received_requests().await.unwrap().len(), got.len());
