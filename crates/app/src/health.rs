@@ -40,6 +40,8 @@ pub struct ListenerCounts {
     pub listener_id: ListenerServiceId,
     pub name: String,
     pub health: ListenerHealth,
+    /// The listener's last contact (an answered check, or its connection).
+    pub last_contact: Option<i64>,
     pub counts: HealthCounts,
 }
 
@@ -150,6 +152,7 @@ impl HealthService {
             .map(|v| ListenerCounts {
                 counts: per_listener.remove(&v.listener.id).unwrap_or_default(),
                 health: v.contact.health(),
+                last_contact: v.contact.last_contact_ms(),
                 listener_id: v.listener.id,
                 name: v.listener.profile.name.as_str().to_owned(),
             })

@@ -434,7 +434,7 @@ impl HealthWatch {
                 id: l.listener_id.into_string(),
                 name: l.name,
                 health: l.health,
-                last_contact: None,
+                last_contact: l.last_contact,
             });
         let subjects: Vec<HealthSubject> = rooms.chain(listeners).collect();
         self.store
