@@ -57,6 +57,16 @@ impl Principal {
         authorize(self.roles, self.zero_touch_scope().as_ref(), op, target)
     }
 
+    /// The caller holding `token` (a live one).
+    pub fn of_token(token: AccessToken) -> Self {
+        Principal {
+            enterprise_id: token.enterprise_id().clone(),
+            enterprise_name: token.parts().enterprise_name.clone(),
+            roles: token.roles(),
+            subject: Subject::Token(Box::new(token)),
+        }
+    }
+
     /// The token the caller authenticated with, if any.
     pub fn token(&self) -> Option<&AccessToken> {
         match &self.subject {
@@ -141,12 +151,7 @@ impl Authenticator {
                 t
             }
         };
-        Ok(Principal {
-            enterprise_id: token.enterprise_id().clone(),
-            enterprise_name: token.parts().enterprise_name.clone(),
-            roles: token.roles(),
-            subject: Subject::Token(Box::new(token)),
-        })
+        Ok(Principal::of_token(token))
     }
 
     /// Basic credentials: a service user, else a companion-platform user.

@@ -325,6 +325,7 @@ mod tests {
             ids: Arc::new(RandomIds),
             calendars,
             webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
+            tickets: Arc::new(roomlink_domain::ports::MockTicketSigner::new()),
         };
         Services::new(ports, Policies::default())
     }

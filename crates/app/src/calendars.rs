@@ -475,6 +475,7 @@ mod tests {
             // No expectations: any read through an account fails the test.
             calendars: Arc::new(MockCalendarReader::new()),
             webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
+            tickets: Arc::new(roomlink_domain::ports::MockTicketSigner::new()),
         };
         let services = Services::new(ports, Policies::default());
         let acme = services

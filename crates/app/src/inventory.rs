@@ -41,6 +41,8 @@ pub struct InventoryReads {
     pub transport: Arc<dyn ListenerTransport>,
     pub clock: Arc<dyn Clock>,
     pub refresh: InventoryRefresh,
+    /// Told when a read succeeded (the inventory pages show when each room was read).
+    pub changes: Arc<crate::live::FleetChanges>,
 }
 
 impl InventoryReads {
@@ -96,7 +98,7 @@ impl InventoryReads {
             .buffer_unordered(READS_AT_ONCE)
             .collect::<Vec<_>>()
             .await;
-        let mut tried = 0;
+        let (mut tried, mut read_any) = (0, false);
         for (target, outcome) in reads {
             let read = match outcome {
                 Ok(inventory) => InventoryRead::Read(inventory),
@@ -105,10 +107,15 @@ impl InventoryReads {
                 Err(e) => InventoryRead::Failed(ReadFailure::of(&e)),
             };
             tried += 1;
+            read_any |= matches!(read, InventoryRead::Read(_));
             let at = self.clock.now_ms();
             self.store
                 .save_inventory(enterprise, target.endpoint.id(), at, &read)
                 .await?;
+        }
+        if read_any {
+            self.changes
+                .changed(enterprise, roomlink_domain::live::LiveTopic::Inventory);
         }
         Ok(tried)
     }

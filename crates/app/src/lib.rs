@@ -25,6 +25,7 @@ pub mod inventory;
 pub mod keys;
 pub mod listener_checks;
 pub mod listeners;
+pub mod live;
 pub mod pairing;
 pub mod revocation;
 pub mod snapshots;
@@ -38,7 +39,7 @@ use roomlink_domain::calendar::meeting::MeetingRules;
 use roomlink_domain::cluster::{ClusterEvent, EventBus, EventSink, ListenerLinks};
 use roomlink_domain::ports::{
     CalendarReader, Clock, IdGenerator, ListenerTransport, PasswordHasher, PlatformIdentity,
-    SecretSealer, Store, WebhookSender,
+    SecretSealer, Store, TicketSigner, WebhookSender,
 };
 use std::sync::Arc;
 
@@ -60,6 +61,8 @@ pub struct Ports {
     pub calendars: Arc<dyn CalendarReader>,
     /// Sends webhook deliveries.
     pub webhooks: Arc<dyn WebhookSender>,
+    /// Signs the tickets that open live-update streams.
+    pub tickets: Arc<dyn TicketSigner>,
 }
 
 /// Every use case, wired once from [`Ports`]. Adapters reach the ports only through these.
@@ -84,6 +87,7 @@ pub struct Services {
     pub webhooks: Arc<webhooks::WebhookService>,
     pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
     pub health_watch: Arc<webhooks::HealthWatch>,
+    pub live_tickets: Arc<live::LiveTickets>,
     revocation: Arc<revocation::Revocation>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
@@ -162,6 +166,7 @@ impl Services {
             ports.events.clone(),
         ));
         let snapshots = Arc::new(snapshots::StatusSnapshots::new(ports.events.clone()));
+        let changes = Arc::new(live::FleetChanges::new(ports.events.clone()));
         // Endpoint and status writes go through this, which drops status snapshots as needed.
         let status_writes = Arc::new(status_writes::StatusWrites {
             endpoints: store.clone(),
@@ -197,6 +202,7 @@ impl Services {
                 transport: ports.transport.clone(),
                 clock: ports.clock.clone(),
                 refresh: policies.inventory_refresh,
+                changes: changes.clone(),
             }),
         });
         let calendars = Arc::new(calendars::CalendarService {
@@ -279,6 +285,12 @@ impl Services {
                 store: store.clone(),
                 enterprises: store.clone(),
                 poll_lease: store.clone(),
+                clock: ports.clock.clone(),
+                changes,
+            }),
+            live_tickets: Arc::new(live::LiveTickets {
+                signer: ports.tickets.clone(),
+                tokens: store.clone(),
                 clock: ports.clock.clone(),
             }),
             health,
@@ -363,6 +375,8 @@ impl EventSink for Services {
             ClusterEvent::StatusesChanged { enterprise } => self.snapshots.drop_local(enterprise),
             // Connections are the links adapter's; the domain caches nothing of listeners.
             ClusterEvent::ListenerChanged { .. } | ClusterEvent::LinkTaken { .. } => {}
+            // For browsers' streams (the HTTP adapter's sink): nothing cached here depends on it.
+            ClusterEvent::FleetChanged { .. } => {}
         }
     }
 }

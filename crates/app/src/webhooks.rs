@@ -11,6 +11,7 @@ use roomlink_domain::error::{Error, Result};
 use roomlink_domain::health::HealthState;
 use roomlink_domain::ids::{EnterpriseId, WebhookId};
 use roomlink_domain::listener::ListenerHealth;
+use roomlink_domain::live::LiveTopic;
 use roomlink_domain::ports::{
     ClaimedWebhook, Clock, EnterpriseStore, HealthSubject, IdGenerator, OutgoingWebhook, PollLease,
     SecretSealer, WebhookSender, WebhookStore,
@@ -392,6 +393,8 @@ pub struct HealthWatch {
     pub enterprises: Arc<dyn EnterpriseStore>,
     pub poll_lease: Arc<dyn PollLease>,
     pub clock: Arc<dyn Clock>,
+    /// Told when a room's or listener's state changed, for browsers' live updates.
+    pub changes: Arc<crate::live::FleetChanges>,
 }
 
 impl HealthWatch {
@@ -437,8 +440,36 @@ impl HealthWatch {
                 last_contact: l.last_contact,
             });
         let subjects: Vec<HealthSubject> = rooms.chain(listeners).collect();
+        self.tell_browsers(enterprise, &subjects);
         self.store
             .record_health(enterprise, &subjects, self.clock.now_ms())
             .await
+    }
+}
+
+impl HealthWatch {
+    /// Tells browsers when a room's state or a listener's health differs from the last round.
+    fn tell_browsers(&self, enterprise: &EnterpriseId, subjects: &[HealthSubject]) {
+        let (mut rooms, mut listeners) = (Vec::new(), Vec::new());
+        for s in subjects {
+            match s {
+                HealthSubject::Room {
+                    endpoint_id,
+                    state,
+                    reasons,
+                    ..
+                } => rooms.push((
+                    endpoint_id.as_str(),
+                    state.as_str(),
+                    reasons.iter().map(|r| &r.code).collect::<Vec<_>>(),
+                )),
+                HealthSubject::Listener { id, health, .. } => {
+                    listeners.push((id.as_str(), health.as_str()))
+                }
+            }
+        }
+        self.changes.observed(enterprise, LiveTopic::Health, &rooms);
+        self.changes
+            .observed(enterprise, LiveTopic::Listeners, &listeners);
     }
 }

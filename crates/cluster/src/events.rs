@@ -79,5 +79,6 @@ fn kind(event: &ClusterEvent) -> &'static str {
         ClusterEvent::StatusesChanged { .. } => "statuses_changed",
         ClusterEvent::ListenerChanged { .. } => "listener_changed",
         ClusterEvent::LinkTaken { .. } => "link_taken",
+        ClusterEvent::FleetChanged { .. } => "fleet_changed",
     }
 }

@@ -77,7 +77,7 @@ impl Sealer {
         *self.ring.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(ring);
     }
 
-    fn ring(&self) -> Arc<KeyRing> {
+    pub(crate) fn ring(&self) -> Arc<KeyRing> {
         self.ring
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -86,7 +86,7 @@ impl Sealer {
 
     /// The ring, read again from the key file first when it lacks `key_id` and may have
     /// gained it there.
-    fn ring_holding(&self, key_id: &str) -> Arc<KeyRing> {
+    pub(crate) fn ring_holding(&self, key_id: &str) -> Arc<KeyRing> {
         let ring = self.ring();
         if ring.key(key_id).is_some() || !key_id.starts_with("svc-") {
             return ring;

@@ -170,6 +170,8 @@ operations! {
     ResumeWebhook => "webhooks.resume",
     TestWebhook => "webhooks.test",
     ListWebhookDeliveries => "webhooks.deliveries",
+    LiveTicket => "live.ticket",
+    LiveEvents => "live.events",
 }
 
 /// What an operation needs of a full (non-Zero-Touch) caller.
@@ -216,7 +218,7 @@ impl Operation {
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
-            | ListInventory | ReadRoomHealth => Access::Read,
+            | ListInventory | ReadRoomHealth | LiveTicket | LiveEvents => Access::Read,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! listener ids and enterprise ids are routing keys, token hashes are not tokens.
 
 use crate::ids::{EnterpriseId, ListenerServiceId};
+use crate::live::LiveTopic;
 use crate::token::TokenHash;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,12 @@ pub enum ClusterEvent {
     TokenDeleted { hash: TokenHash },
     /// The enterprise's endpoints or statuses changed: its status snapshot is stale.
     StatusesChanged { enterprise: EnterpriseId },
+    /// Something browsers show changed for the enterprise (statuses are told by
+    /// `StatusesChanged`): its live-update streams say so.
+    FleetChanged {
+        enterprise: EnterpriseId,
+        topic: LiveTopic,
+    },
     /// A listener record was replaced or deleted; `drop_link` when an open connection of it
     /// must close (deleted, made inbound, or given a new secret).
     ListenerChanged {

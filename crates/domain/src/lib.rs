@@ -10,6 +10,7 @@
 //! - [`usage`], [`inventory`], [`health`]: what roomlink learns of rooms (call sessions, what
 //!   they are, whether they work).
 //! - [`webhook`]: subscriptions, events and the rules of their delivery.
+//! - [`live`]: what browsers are told changed, and the tickets that open their streams.
 //! - [`cluster`]: the ports that make several instances one (outbound listeners' links, the
 //!   event bus).
 //! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
@@ -32,6 +33,7 @@ pub mod health;
 pub mod ids;
 pub mod inventory;
 pub mod listener;
+pub mod live;
 pub mod pairing;
 pub mod ports;
 pub mod rules;

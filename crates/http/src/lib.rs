@@ -9,6 +9,7 @@ mod completion;
 mod error;
 mod limits;
 pub mod links;
+pub mod live;
 mod metrics;
 mod observe;
 mod openapi;
@@ -19,6 +20,7 @@ pub mod tls;
 pub use error::ApiError;
 pub use limits::{LimitOptions, Rate};
 pub use links::LinkRegistry;
+pub use live::LiveHub;
 pub use openapi::{DOCUMENT_PATH, REFERENCE_PATH};
 
 use actix_web::dev::Server;
@@ -42,15 +44,23 @@ pub struct AppState {
     pub metrics: metrics::Metrics,
     /// Outbound listeners' connections held by this instance.
     pub links: Arc<LinkRegistry>,
+    /// Browsers' live-update streams on this instance.
+    pub live: Arc<LiveHub>,
     limiter: limits::Limiter,
 }
 
 impl AppState {
-    pub fn new(services: Services, options: &ServerOptions, links: Arc<LinkRegistry>) -> AppState {
+    pub fn new(
+        services: Services,
+        options: &ServerOptions,
+        links: Arc<LinkRegistry>,
+        live: Arc<LiveHub>,
+    ) -> AppState {
         AppState {
             services,
             metrics: metrics::Metrics::default(),
             links,
+            live,
             limiter: limits::Limiter::new(options.limits),
         }
     }
@@ -98,8 +108,9 @@ pub fn serve(
     services: Services,
     options: &ServerOptions,
     links: Arc<LinkRegistry>,
+    live: Arc<LiveHub>,
 ) -> std::io::Result<Server> {
-    let state = web::Data::new(AppState::new(services, options, links));
+    let state = web::Data::new(AppState::new(services, options, links, live));
     let server = HttpServer::new(move || {
         App::new()
             // Innermost: the handler's work survives its client (see `completion`).

@@ -24,6 +24,8 @@ pub struct Running {
     pub services: Services,
     /// Outbound listeners' connections held here.
     pub links: Arc<LinkRegistry>,
+    /// Browsers' live-update streams on this instance.
+    pub live: Arc<roomlink_http::LiveHub>,
     /// Kept for its background tasks (NATS subscriptions).
     pub cluster: Option<roomlink_cluster::Cluster>,
     pub background: Background,
@@ -108,6 +110,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
     let Wiring {
         services,
         links,
+        live,
         cluster,
         sealer,
         outbox: _,
@@ -127,7 +130,13 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         limits: settings.limits.options(),
         tls: tls.clone(),
     };
-    let server = roomlink_http::serve(listener, services.clone(), &options, links.clone())?;
+    let server = roomlink_http::serve(
+        listener,
+        services.clone(),
+        &options,
+        links.clone(),
+        live.clone(),
+    )?;
     let poll_every = Duration::from_millis(settings.listener.status_poll_interval_ms.max(1000));
     let background = Background(vec![
         tokio::spawn(poll_statuses(services.clone(), poll_every)),
@@ -151,6 +160,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         server,
         services,
         links,
+        live,
         cluster,
         background,
         reload: Reload {
@@ -176,6 +186,7 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
         server,
         background,
         links,
+        live,
         reload,
         // Held to the end: dropping it would leave the cluster mid-shutdown.
         cluster: _cluster,
@@ -227,6 +238,8 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
     // Listeners' sockets would hold the graceful stop for its whole grace period: closed now,
     // their listeners reconnect to another instance.
     links.close_all();
+    // Browsers' event streams too: they reconnect, to another instance if there is one.
+    live.close_all();
     // The command is sent now; the server's own future ends when the workers are done (the
     // returned one would only say the same).
     drop(handle.stop(true));

@@ -157,6 +157,8 @@ fn url_host(url: &str) -> &str {
 pub struct Wiring {
     pub services: Services,
     pub links: Arc<LinkRegistry>,
+    /// Browsers' live-update streams, told of every instance's changes.
+    pub live: Arc<roomlink_http::LiveHub>,
     /// The connection to the other instances, when `cluster.nats_url` is set; its tasks live
     /// as long as this does.
     pub cluster: Option<roomlink_cluster::Cluster>,
@@ -333,14 +335,18 @@ async fn wire(
                 )
                 .map_err(|e| anyhow::anyhow!("webhooks: {e}"))?,
             ),
+            tickets: sealer.clone(),
         },
         policies,
     );
     bus.subscribe(Arc::new(services.clone()));
     bus.subscribe(registry.clone());
+    let live = Arc::new(roomlink_http::LiveHub::new());
+    bus.subscribe(live.clone());
     Ok(Wiring {
         services,
         links: registry,
+        live,
         cluster,
         sealer,
         outbox,

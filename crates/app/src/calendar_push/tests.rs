@@ -164,6 +164,7 @@ async fn world() -> World {
         ids: Arc::new(RandomIds),
         calendars: calendar.clone(),
         webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
+        tickets: Arc::new(roomlink_domain::ports::MockTicketSigner::new()),
     };
     let services = Services::new(ports, Policies::default());
     let acme = services

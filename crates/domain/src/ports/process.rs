@@ -39,6 +39,17 @@ pub trait PasswordHasher: Send + Sync {
     async fn hash(&self, password: Secret) -> Result<String>;
 }
 
+/// Signs and checks the tickets that open live-update streams ([`crate::live::LiveTicket`]),
+/// with a key every instance shares.
+#[cfg_attr(feature = "mock", automock)]
+pub trait TicketSigner: Send + Sync {
+    /// A URL-safe signature of `text` (`[A-Za-z0-9_~-]`).
+    fn sign(&self, text: &str) -> Result<String>;
+    /// Whether `signature` is [`TicketSigner::sign`]'s of `text`, under a key this instance
+    /// holds (the current one, or a previous one during a key rotation).
+    fn verify(&self, text: &str, signature: &str) -> bool;
+}
+
 /// Seals endpoint passwords and listener secrets for storage.
 #[cfg_attr(feature = "mock", automock)]
 pub trait SecretSealer: Send + Sync {

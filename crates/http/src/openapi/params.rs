@@ -169,6 +169,16 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
                 .maximum(Some(MAX_PAGE_SIZE as f64))
                 .into(),
         ),
+        "ticket" => (
+            "A ticket from `POST /api/live/tickets`, in place of other credentials (for a \
+             browser's `EventSource`, which cannot send headers).",
+            pattern(super::schemas::TICKET_PATTERN, 512),
+        ),
+        "lastEventId" => (
+            "Where to resume: the `id:` of the last event received, as `Last-Event-ID` sends it \
+             (for clients that cannot set that header).",
+            pattern("^[0-9a-f]{1,16}\\.[0-9]{1,20}$", 40),
+        ),
         "cursor" => (
             "Continue after the page that gave this cursor (`X-Next-Cursor`).",
             // `ListPosition::to_cursor`: a non-negative i64 in lower-case hex.

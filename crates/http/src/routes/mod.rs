@@ -17,6 +17,7 @@ mod health;
 mod inventory;
 mod listener_link;
 mod listeners;
+mod live;
 mod pairing;
 mod probes;
 #[cfg(test)]
@@ -82,6 +83,8 @@ pub(crate) const TABLE: &[Operation] = &[
     analytics::SESSIONS,
     inventory::LIST,
     health::ROOMS,
+    live::TICKET,
+    live::EVENTS,
     enterprise::GET_SELF,
     enterprise::UPDATE_SELF,
     listeners::LIST,

@@ -24,6 +24,7 @@ mod inventory;
 mod limits;
 mod listeners;
 mod listing;
+mod live;
 mod outbound;
 mod real_rooms;
 mod reference;

@@ -1,5 +1,5 @@
 //! The fleet's schemas: a room's inventory record (what it says about itself, its
-//! peripherals) and the rooms' health.
+//! peripherals), the rooms' health, and the ticket of their live updates.
 
 use crate::openapi::primitives::{
     boolean, enumeration, epoch_ms, integer, object, prop, reference, string, text,
@@ -8,6 +8,11 @@ use roomlink_domain::health::{HealthState, REASON_CODES};
 use roomlink_domain::inventory::{MAX_ITEMS, PeripheralKind};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
+
+/// A live-update ticket (`roomlink_domain::live::LiveTicket::encode`): enterprise id, token
+/// id, expiry, signature.
+pub(crate) const TICKET_PATTERN: &str =
+    "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[0-9]+\\.[A-Za-z0-9_~-]+$";
 
 /// A device-reported text: absent when the device did not say.
 fn reported() -> ObjectBuilder {
@@ -161,6 +166,22 @@ pub(super) fn inventory_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                             .description(Some(
                                 "Offline rooms first, then degraded, then ok; by name within each.",
                             )),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "LiveTicket",
+            object(
+                "Opens `GET /api/live/events?ticket=` for a minute (a credential: keep it out of \
+                 logs).",
+                vec![
+                    prop("ticket", string().pattern(Some(TICKET_PATTERN)), true),
+                    prop(
+                        "expiresAt",
+                        epoch_ms().description(Some("Until when it opens a stream.")),
                         true,
                     ),
                 ],

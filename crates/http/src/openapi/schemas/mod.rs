@@ -7,6 +7,8 @@ mod listener;
 mod records;
 mod webhook;
 
+pub(super) use inventory::TICKET_PATTERN;
+
 use super::errors::error_body;
 use super::security;
 use std::collections::BTreeMap;

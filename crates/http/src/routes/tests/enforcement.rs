@@ -84,6 +84,7 @@ async fn services() -> Services {
             ids: Arc::new(RandomIds),
             calendars: Arc::new(roomlink_domain::ports::MockCalendarReader::new()),
             webhooks: Arc::new(roomlink_domain::ports::MockWebhookSender::new()),
+            tickets: Arc::new(roomlink_domain::ports::MockTicketSigner::new()),
         },
         Policies::default(),
     )
@@ -95,6 +96,7 @@ async fn each_caller_operation_is_authorized_as_the_table_says() {
         services().await,
         &ServerOptions::default(),
         Arc::new(crate::LinkRegistry::new("test")),
+        Arc::new(crate::LiveHub::new()),
     ));
     let app = init_service(App::new().configure(configure(state))).await;
     for op in TABLE {
