@@ -3,75 +3,11 @@
 
 use crate::control::room as room_with_listener;
 use crate::support::app::{TestApp, assert_error, json};
+use crate::support::sse::{Event, Events};
 use reqwest::{Method, Response, StatusCode};
 use roomlink_domain::ports::Clock;
 use roomlink_listener_sim::SimConfig;
-use serde_json::{Value, json};
-use std::time::Duration;
-
-/// One server-sent event: its `id:` (if any), `event:` and `data:`.
-#[derive(Debug, Clone, PartialEq)]
-struct Event {
-    id: Option<String>,
-    name: String,
-    data: Value,
-}
-
-/// Reads a `text/event-stream` body event by event, skipping comments and `retry:`.
-struct Events {
-    response: Response,
-    buffer: String,
-}
-
-impl Events {
-    fn new(response: Response) -> Events {
-        assert_eq!(response.status(), StatusCode::OK);
-        assert_eq!(response.headers()["content-type"], "text/event-stream");
-        assert_eq!(response.headers()["cache-control"], "no-store");
-        Events {
-            response,
-            buffer: String::new(),
-        }
-    }
-
-    /// The next event; `None` when the server ended the stream.
-    async fn next(&mut self) -> Option<Event> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let frame: String = self.buffer.drain(..end + 2).collect();
-                let (mut id, mut name, mut data) = (None, None, None);
-                for line in frame.lines() {
-                    match line.split_once(": ") {
-                        Some(("id", v)) => id = Some(v.to_owned()),
-                        Some(("event", v)) => name = Some(v.to_owned()),
-                        Some(("data", v)) => data = Some(serde_json::from_str(v).unwrap()),
-                        _ => {}
-                    }
-                }
-                if let Some(name) = name {
-                    return Some(Event {
-                        id,
-                        name,
-                        data: data.unwrap_or(Value::Null),
-                    });
-                }
-                continue;
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
-                .await
-                .expect("an event within 10 s")
-                .unwrap()?;
-            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
-        }
-    }
-
-    /// The next event, which must be `name`.
-    async fn expect(&mut self, name: &str) -> Event {
-        let event = self.next().await.expect("the stream goes on");
-        assert_eq!(event.name, name, "{event:?}");
-        event
-    }
-}
+use serde_json::json;
 
 async fn ticket(app: &TestApp, token: &str) -> String {
     let response = app

@@ -15,14 +15,13 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
+use crate::support::nats::{Nats, free_port};
 use crate::support::service::{Service, sigkill, token, token_as};
 use reqwest::{Method, StatusCode};
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::{SimConfig, SimState, Surface};
 use serde_json::{Value, json};
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,64 +40,6 @@ last_name = "Liddell"
 zero_touch = true
 access_tokens = ["plat-token-alice"]
 "#;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A `nats-server` of the test's own on a loopback port, stopped when dropped.
-struct Nats {
-    port: u16,
-    child: Option<Child>,
-}
-
-impl Nats {
-    fn binary() -> PathBuf {
-        ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.exists())
-            .unwrap_or_else(|| PathBuf::from("nats-server"))
-    }
-
-    fn start(port: u16) -> Nats {
-        let child = Command::new(Self::binary())
-            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nats-server (Debian package nats-server) runs");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "nats-server did not listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Nats {
-            port,
-            child: Some(child),
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("nats://127.0.0.1:{}", self.port)
-    }
-
-    fn stop(&mut self) {
-        if let Some(child) = self.child.take() {
-            sigkill(child);
-        }
-    }
-}
-
-impl Drop for Nats {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 /// Instances that are killed when the test ends, however it ends.
 struct Instances(Vec<Option<Child>>);

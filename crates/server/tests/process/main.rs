@@ -14,6 +14,7 @@ mod cancellation;
 mod cluster;
 mod faults;
 mod list_cache;
+mod live;
 mod operations;
 mod raw_listener;
 mod shutdown;

@@ -4,4 +4,6 @@
 #![allow(dead_code)] // each target uses part of it
 
 pub mod app;
+pub mod nats;
 pub mod service;
+pub mod sse;
