@@ -3,6 +3,7 @@
 
 import { ApiError, get } from "./api";
 import { ago, h, replace } from "./dom";
+import { follow } from "./stream";
 
 type State = "ok" | "degraded" | "offline";
 interface Counts { ok: number; degraded: number; offline: number }
@@ -52,6 +53,6 @@ export function healthPage(main: HTMLElement): () => void {
     h("section", { class: "card", "aria-labelledby": "health-broken" }, h("h2", { id: "health-broken" }, "Rooms that need attention"), rooms),
     h("section", { class: "card", "aria-labelledby": "health-per-listener" }, h("h2", { id: "health-per-listener" }, "Per listener"), listeners));
   void load();
-  const timer = window.setInterval(() => void load(), 15_000);
-  return () => window.clearInterval(timer);
+  // The service's health watch tells each change of a room's or a listener's state.
+  return follow(["health", "listeners", "inventory"], () => void load());
 }

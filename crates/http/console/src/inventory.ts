@@ -4,6 +4,7 @@
 
 import { ApiError, Endpoint, get, request } from "./api";
 import { ago, h, replace } from "./dom";
+import { follow } from "./stream";
 
 interface Peripheral { kind: string; id?: string; name?: string; model?: string; serialNumber?: string; softwareVersion?: string; connected: boolean }
 interface Inventory { vendor?: string; product?: string; model?: string; serialNumber?: string; softwareVersion?: string; uptimeSeconds?: number; peripherals: Peripheral[]; notReported: string[] }
@@ -108,6 +109,5 @@ export function inventoryPage(main: HTMLElement): () => void {
     }
   };
   void load();
-  const timer = window.setInterval(() => void load(), 30_000);
-  return () => window.clearInterval(timer);
+  return follow(["inventory"], () => void load());
 }

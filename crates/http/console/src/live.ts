@@ -1,7 +1,9 @@
-// The rooms' live picture: endpoints, their status snapshot and the listeners, polled while a
-// page that shows them is open. One poller for the whole console; pages subscribe.
+// The rooms' live picture: endpoints, their status snapshot and the listeners, read again
+// whenever the service's event stream says statuses or listeners changed (./stream). One
+// picture for the whole console; pages subscribe.
 
 import { Endpoint, Listener, Status, get } from "./api";
+import { follow } from "./stream";
 
 export interface Room {
   endpoint: Endpoint;
@@ -18,12 +20,12 @@ export interface Picture {
   error: string | null;
 }
 
-/** How often the status snapshot is read. */
-export const POLL_MS = 2000;
-
 let picture: Picture = { rooms: [], listeners: [], fetchedAt: 0, error: null };
 const subscribers = new Set<(p: Picture) => void>();
-let timer: number | null = null;
+let unfollow: (() => void) | null = null;
+/** A read under way, and whether another was asked for meanwhile (changes come in bursts). */
+let reading: Promise<void> | null = null;
+let again = false;
 
 export function latest(): Picture {
   return picture;
@@ -39,7 +41,7 @@ export function stateOf(room: Room): State {
   return "idle";
 }
 
-async function refresh(): Promise<void> {
+async function read(): Promise<void> {
   try {
     const [endpoints, statuses, listeners] = await Promise.all([
       get<Endpoint[]>("/api/endpoints"),
@@ -64,24 +66,40 @@ async function refresh(): Promise<void> {
   for (const s of subscribers) s(picture);
 }
 
-/** Calls `render` now (if known) and after each poll until the returned function is called. */
+/** Reads the picture again; a request made while a read is under way makes one more after it. */
+function refresh(): Promise<void> {
+  if (reading) {
+    again = true;
+    return reading;
+  }
+  reading = read().finally(() => {
+    reading = null;
+    if (again) {
+      again = false;
+      void refresh();
+    }
+  });
+  return reading;
+}
+
+/** Calls `render` now (if known) and after each read until the returned function is called. */
 export function subscribe(render: (p: Picture) => void): () => void {
   subscribers.add(render);
   if (picture.fetchedAt) render(picture);
-  if (timer === null) {
+  if (unfollow === null) {
     void refresh();
-    timer = window.setInterval(() => void refresh(), POLL_MS);
+    unfollow = follow(["statuses", "listeners"], () => void refresh());
   }
   return () => {
     subscribers.delete(render);
-    if (subscribers.size === 0 && timer !== null) {
-      window.clearInterval(timer);
-      timer = null;
+    if (subscribers.size === 0 && unfollow !== null) {
+      unfollow();
+      unfollow = null;
     }
   };
 }
 
-/** Reads again now (after a command), without waiting for the next tick. */
+/** Reads again now (after a command), without waiting for the stream to tell. */
 export function poke(): void {
   void refresh();
 }

@@ -3,6 +3,7 @@
 import { ApiError, canWrite, current, signIn, signOut, whenSignedOut } from "./api";
 import { h, replace } from "./dom";
 import { reset } from "./live";
+import { Connection, stop as stopStream, watchConnection } from "./stream";
 import { auditPage, failuresPage, importPage, listenersPage } from "./pages";
 import { roomPage } from "./room";
 import { roomsPage, wallPage } from "./rooms";
@@ -13,11 +14,22 @@ import { webhooksPage } from "./webhooks";
 
 const app = document.getElementById("app") as HTMLElement;
 let leave: (() => void) | null = null;
+let unwatch: (() => void) | null = null;
+
+const CONNECTION_TEXT: Record<Connection, string> = {
+  live: "Live",
+  connecting: "Connecting…",
+  offline: "Not live: reading every 15 s",
+  idle: "",
+};
 
 function signInPage(message = ""): void {
   leave?.();
   leave = null;
   reset();
+  unwatch?.();
+  unwatch = null;
+  stopStream();
   document.body.classList.remove("signed-in");
   const username = h("input", { id: "username", name: "username", autocomplete: "username", required: true });
   const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true });
@@ -84,11 +96,19 @@ function shell(): void {
     h("ul", null, NAV.filter(([, , write]) => !write || canWrite())
       .map(([href, label]) => h("li", null, h("a", { href }, label)))));
   main = h("main", { id: "main", tabindex: -1 });
+  // Whether pages update as things change (the service's event stream) or on a timer.
+  const liveState = h("span", { id: "live-state", class: "live-state", role: "status" });
+  unwatch?.();
+  unwatch = watchConnection((c) => {
+    liveState.dataset.state = c;
+    liveState.textContent = CONNECTION_TEXT[c];
+  });
   replace(app,
     h("a", { href: "#main", class: "skip", onclick: (ev: Event) => { ev.preventDefault(); main.focus(); } }, "Skip to content"),
     h("header", { class: "top" },
       h("span", { class: "brand" }, "roomlink"),
       nav,
+      liveState,
       h("span", { class: "who" },
         `${session.username} · ${session.enterpriseName} · ${canWrite() ? "read-write" : "read-only"} `,
         h("button", { type: "button", class: "secondary", id: "sign-out", onclick: () => void signOut() }, "Sign out"))),

@@ -2,6 +2,7 @@
 
 import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, get, request, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
+import { follow } from "./stream";
 
 function errorText(e: unknown): string {
   if (e instanceof ApiError) return `${e.errorName}: ${e.message}`;
@@ -78,8 +79,7 @@ export function listenersPage(main: HTMLElement): () => void {
 
   replace(main, h("h1", null, "Listeners"), secretBox, list, register);
   void load();
-  const timer = window.setInterval(() => void load(), 10000);
-  return () => window.clearInterval(timer);
+  return follow(["listeners"], () => void load());
 }
 
 export function failuresPage(main: HTMLElement): () => void {

@@ -8,6 +8,7 @@ import { mutedBadge, stateBadge } from "./rooms";
 import { qrSvg } from "./qr";
 import { FieldSpec, endpointFields, label } from "./schema";
 import { InventoryRecord, modelOf, peripheralList } from "./inventory";
+import { follow } from "./stream";
 
 function section(title: string, id: string, ...children: Child[]): HTMLElement {
   return h("section", { "aria-labelledby": id, class: "card" }, h("h2", { id }, title), ...children);
@@ -184,7 +185,11 @@ export function roomPage(main: HTMLElement, id: string): () => void {
   void loadInventory();
   void loadPairing();
   void loadAudit();
-  return stop;
+  const unfollow = follow(["inventory"], () => void loadInventory());
+  return () => {
+    stop();
+    unfollow();
+  };
 }
 
 function display(value: unknown): string {

@@ -100,6 +100,8 @@ try {
     if (m.type() === "error") problems.push(`console: ${m.text()}`);
   });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  const requested = [];
+  page.on("request", (r) => requested.push(r.url()));
   // The console must need nothing but its own origin.
   await page.route("**/*", (route) => {
     const url = route.request().url();
@@ -207,6 +209,24 @@ try {
   await step("hang up: the tile goes back to idle", async () => {
     await page.getByRole("button", { name: "Hang up" }).click();
     await page.locator("#room-live .state-idle").waitFor({ timeout: 15000 });
+  });
+
+  await step("live: a call joined elsewhere shows on the open room page, told by the event stream", async () => {
+    const other = rooms.find((r) => r.id !== board.id);
+    await page.goto(`${base}/console/#/room/${other.id}`);
+    await page.getByRole("heading", { name: other.name, level: 1 }).waitFor();
+    await page.locator('#live-state[data-state="live"]').waitFor({ timeout: 15000 });
+    expect((await page.locator("#live-state").textContent()) === "Live", await page.locator("#live-state").textContent());
+    // The page has no timer of its own while the stream is live: only the stream's news makes
+    // it read the status again.
+    await page.locator("#room-live .state-idle, #room-live .state-unknown").first().waitFor({ timeout: 15000 });
+    await api(`/api/endpoints/${other.id}/join?meetingid=555000111`, { method: "POST" });
+    await page.locator("#room-live .state-in-call").waitFor({ timeout: 15000 });
+    await api(`/api/endpoints/${other.id}/hangup`, { method: "POST" });
+    await page.locator("#room-live .state-idle").waitFor({ timeout: 15000 });
+    const streams = requested.filter((u) => u.includes("/api/live/events"));
+    expect(streams.length >= 1 && streams.every((u) => /[?&]ticket=/.test(u)), `streams: ${streams}`);
+    expect(!requested.some((u) => /accesstoken=/i.test(u)), "no access token in a URL");
   });
 
   await step("usage: the call just made is a bar and warms its hour of the heatmap", async () => {
