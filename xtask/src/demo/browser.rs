@@ -81,7 +81,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     )?;
     let api = format!("127.0.0.1:{port}");
     processes::start_roomlink(&mut services, &roomlink, &api)?;
-    let data = setup::demo_data(&api, &sim, &listener_secret, &password)?;
+    // No alert receiver: the test subscribes its own.
+    let data = setup::demo_data(&api, &sim, &listener_secret, &password, |_| Ok(()))?;
     let rooms: Vec<String> = data
         .rooms
         .iter()

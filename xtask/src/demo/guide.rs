@@ -2,7 +2,7 @@
 //! addresses, credentials and commands to try once everything runs.
 
 use super::processes::Roomlink;
-use super::setup::DemoData;
+use super::setup::{self, DemoData};
 use super::{ENTERPRISE, USERNAME};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -20,6 +20,8 @@ pub(super) struct Demo<'a> {
     pub(super) data: DemoData,
     /// Whether the API reference is served.
     pub(super) docs: bool,
+    /// `host:port` of the alert receiver (`roomlinkctl webhooks listen`).
+    pub(super) alerts: String,
     pub(super) roomlink: &'a Roomlink,
 }
 
@@ -47,6 +49,11 @@ pub(super) fn print_next_steps(d: &Demo) -> std::fmt::Result {
         d.password
     )?;
     writeln!(out, "  access token      {token}")?;
+    writeln!(
+        out,
+        "  alert receiver    http://{}   (roomlinkctl webhooks listen; log {dir}/alerts.log)",
+        d.alerts
+    )?;
     writeln!(out, "  listener service  {}", d.data.listener_id)?;
     for (i, room) in d.data.rooms.iter().enumerate() {
         let label = if i == 0 { "endpoints" } else { "" };
@@ -100,6 +107,28 @@ pub(super) fn print_next_steps(d: &Demo) -> std::fmt::Result {
         "curl -s -X DELETE http://{sim}/sim/endpoints/{}/fault",
         room.address
     )?;
+    let last = &d.data.rooms[d.data.rooms.len() - 1];
+    writeln!(
+        out,
+        "# alerts: {} was set up without its touch panel (degraded; see the console's Health page);",
+        last.name
+    )?;
+    writeln!(
+        out,
+        "# roomlink delivered room.degraded, signed, to the local receiver, which checked it"
+    )?;
+    writeln!(out, "cat {dir}/alerts.log")?;
+    writeln!(
+        out,
+        "# plug it back in: room.online follows within a poll round or two"
+    )?;
+    writeln!(
+        out,
+        "curl -s -X DELETE http://{sim}/sim/endpoints/{}/peripherals/{}/disconnected",
+        last.address,
+        setup::panel_of(last.address)
+    )?;
+    writeln!(out, "curl -s {auth} http://{api}/api/webhooks")?;
     writeln!(out, "# a new token (valid two weeks)")?;
     writeln!(
         out,

@@ -1,9 +1,11 @@
 //! `cargo xtask demo [--release] [--exit-after-setup]`: a running roomlink to play with.
 //!
-//! Builds `roomlink` and `roomlink-listener-sim`, starts the simulator and the service (SQLite in
-//! `target/demo`, with its own `roomlink.toml`), creates an enterprise, a read-write service user,
-//! a token, a listener service and a few endpoints behind it, and prints commands to try. Both
-//! processes then run until Ctrl-C, when they get SIGTERM and are waited for.
+//! Builds `roomlink`, `roomlink-listener-sim` and `roomlinkctl`, starts the simulator and the
+//! service (SQLite in `target/demo`, with its own `roomlink.toml`), creates an enterprise, a
+//! read-write service user, a token, a listener service, a webhook subscription with its local
+//! receiver (`roomlinkctl webhooks listen`, writing `alerts.log`) and a few endpoints, one of
+//! them missing its touch panel, and prints commands to try. The processes then run until
+//! Ctrl-C, when they get SIGTERM and are waited for.
 //!
 //! Ctrl-C reaches the whole foreground process group, and std offers no way to catch it. So
 //! the services run in their own process group and, once set up, this process replaces itself
@@ -60,7 +62,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("the demo needs a Unix-like system (signals, process groups, sh)".into());
     }
     let profile = if options.release { "release" } else { "debug" };
-    let mut build = vec!["build", "-p", "roomlink", "-p", "roomlink-listener-sim"];
+    let mut build = vec![
+        "build",
+        "-p",
+        "roomlink",
+        "-p",
+        "roomlink-listener-sim",
+        "-p",
+        "roomlink-cli",
+    ];
     if options.release {
         build.push("--release");
     }
@@ -96,7 +106,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let api = format!("127.0.0.1:{port}");
     processes::start_roomlink(&mut services, &roomlink, &api)?;
     eprintln!("demo: token, listener service and endpoints");
-    let data = setup::demo_data(&api, &sim, &listener_secret, &password)?;
+    // A local receiver of the rooms' alerts: subscribed before the rooms exist, so the degraded
+    // room's first event reaches it.
+    let alerts = format!("127.0.0.1:{}", free_port()?);
+    let data = setup::demo_data(&api, &sim, &listener_secret, &password, |token| {
+        let secret = setup::subscribe_alerts(&api, token, &format!("http://{alerts}/alerts"))?;
+        processes::start_alert_receiver(
+            &mut services,
+            &bin.join("roomlinkctl"),
+            &alerts,
+            &secret,
+            &dir,
+        )
+    })?;
     let docs = setup::serves_docs(&api);
 
     guide::print_next_steps(&guide::Demo {
@@ -105,6 +127,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         password,
         data,
         docs,
+        alerts,
         roomlink: &roomlink,
     })
     .map_err(|e| format!("cannot write to stdout: {e}"))?;

@@ -80,6 +80,39 @@ pub(super) fn start_roomlink(
     wait_for_ready(services, index, api, &log)
 }
 
+/// Starts `roomlinkctl webhooks listen` on `bind`, checking signatures with `secret` (passed in
+/// the environment, not on the command line, where `ps` would show it); what it receives goes
+/// to `alerts.log`.
+pub(super) fn start_alert_receiver(
+    services: &mut Services,
+    bin: &Path,
+    bind: &str,
+    secret: &str,
+    dir: &Path,
+) -> Result<(), String> {
+    let log = dir.join("alerts.log");
+    let child = spawn(
+        Command::new(bin)
+            .args(["webhooks", "listen", "--bind", bind])
+            .env("ROOMLINKCTL_WEBHOOK_SECRET", secret),
+        dir,
+        &log,
+    )?;
+    let index = services.add("alert-receiver", child);
+    // It says where it listens once it does.
+    for _ in 0..100 {
+        if std::fs::read_to_string(&log).is_ok_and(|t| t.contains("listening on")) {
+            return Ok(());
+        }
+        services.check_alive(index, &log)?;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Err(format!(
+        "the webhook receiver did not start: {}",
+        tail(&log, 5)
+    ))
+}
+
 /// Starts a service in its own process group (so Ctrl-C reaches only the supervisor), with
 /// stdout and stderr in `log`: files outlive this process, pipes would not.
 fn spawn(command: &mut Command, dir: &Path, log: &Path) -> Result<Child, String> {
@@ -148,6 +181,20 @@ impl Drop for Services {
     }
 }
 
+/// Whether `status` is that of a process the SIGTERM sent ended (one with no handler of its
+/// own, such as `roomlinkctl webhooks listen`): stopped as asked.
+fn ended_by_sigterm(status: std::process::ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        std::os::unix::process::ExitStatusExt::signal(&status) == Some(15)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        false
+    }
+}
+
 /// SIGTERM, then up to [`STOP_TIMEOUT`] for a clean exit; SIGKILL after that.
 fn stop(child: &mut Child) -> Result<(), String> {
     if child.try_wait().ok().flatten().is_some() {
@@ -159,7 +206,7 @@ fn stop(child: &mut Child) -> Result<(), String> {
     let deadline = Instant::now() + STOP_TIMEOUT;
     while Instant::now() < deadline {
         match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) if status.success() || ended_by_sigterm(status) => return Ok(()),
             Ok(Some(status)) => return Err(format!("stopped with {status}")),
             Ok(None) => std::thread::sleep(Duration::from_millis(50)),
             Err(e) => return Err(e.to_string()),

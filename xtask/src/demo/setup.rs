@@ -93,12 +93,14 @@ pub(super) fn admin(roomlink: &Roomlink, args: &[&str], stdin: &str) -> Result<(
 }
 
 /// A token for the service user, the simulator at `sim` as listener service, and [`ROOMS`]
-/// behind it.
+/// behind it; `before_rooms` runs with the token before the rooms exist (the demo subscribes
+/// its alert receiver there, so the rooms' first events reach it).
 pub(super) fn demo_data(
     api: &str,
     sim: &str,
     listener_secret: &str,
     password: &str,
+    before_rooms: impl FnOnce(&str) -> Result<(), String>,
 ) -> Result<DemoData, String> {
     let basic = http::basic(USERNAME, password);
     let token = post(
@@ -113,16 +115,13 @@ pub(super) fn demo_data(
         "{{\"name\": \"Demo listener\", \"baseUrl\": \"http://{sim}\", \"secret\": \"{listener_secret}\"}}"
     );
     let listener_id = post(api, "/api/listenerservices", auth, &listener, "id")?;
+    before_rooms(&token)?;
     // A degraded room to find: the last room's touch panel is unplugged before the rooms are
     // read (the simulator names a Cisco room's peripherals by MAC addresses 02:01:<IPv4>).
     let (_, last) = ROOMS[ROOMS.len() - 1];
-    let octets: Vec<String> = last
-        .split('.')
-        .map(|o| format!("{:02X}", o.parse::<u8>().unwrap_or(0)))
-        .collect();
     let panel = format!(
-        "/sim/endpoints/{last}/peripherals/02:01:{}/disconnected",
-        octets.join(":")
+        "/sim/endpoints/{last}/peripherals/{}/disconnected",
+        panel_of(last)
     );
     http::request(sim, "PUT", &panel, &[], b"", HTTP_TIMEOUT)?.ok(&format!("PUT {panel}"))?;
     let mut rooms = Vec::new();
@@ -142,6 +141,33 @@ pub(super) fn demo_data(
         listener_id,
         rooms,
     })
+}
+
+/// The id the simulator gives the touch panel of the Cisco room at `address`: the MAC address
+/// 02:01:<its IPv4 octets>.
+pub(super) fn panel_of(address: &str) -> String {
+    let octets: Vec<String> = address
+        .split('.')
+        .map(|o| format!("{:02X}", o.parse::<u8>().unwrap_or(0)))
+        .collect();
+    format!("02:01:{}", octets.join(":"))
+}
+
+/// Subscribes `url` to the room, listener and call events: the subscription's signing secret.
+pub(super) fn subscribe_alerts(api: &str, token: &str, url: &str) -> Result<String, String> {
+    let body = format!(
+        "{{\"url\": \"{url}\", \"description\": \"demo: roomlinkctl webhooks listen\", \
+         \"eventTypes\": [\"room.offline\", \"room.degraded\", \"room.online\", \
+         \"listener.offline\", \"listener.online\", \"call.started\", \"call.ended\", \
+         \"command.failed\", \"inventory.changed\"]}}"
+    );
+    post(
+        api,
+        "/api/webhooks",
+        ("X-Access-Token", token),
+        &body,
+        "secret",
+    )
 }
 
 /// POSTs the JSON `body` (none when empty) with one credential header; the string member
