@@ -120,7 +120,7 @@ pub(super) fn print_next_steps(d: &Demo) -> std::fmt::Result {
     writeln!(out, "cat {dir}/alerts.log")?;
     writeln!(
         out,
-        "# plug it back in: room.online follows within a poll round or two"
+        "# plug it back in: room.online follows at the next inventory read (every minute here)"
     )?;
     writeln!(
         out,
@@ -177,6 +177,10 @@ pub(super) fn config_file(dir: &Path, port: u16) -> String {
          [listener]\n\
          command_timeout_ms = 5000\n\
          status_poll_interval_ms = 5000\n\
+         \n\
+         # Rooms say what they are every minute, so a peripheral plugged back in shows soon.\n\
+         [inventory]\n\
+         refresh_minutes = 1\n\
          \n\
          # Webhook receivers on this machine only: loopback allowed, no other host named.\n\
          [webhooks]\n\
