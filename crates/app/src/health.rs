@@ -6,12 +6,15 @@ use super::listeners::ListenerAdmin;
 use roomlink_domain::access::{Operation, Target};
 use roomlink_domain::error::Result;
 use roomlink_domain::health::{
-    HealthCounts, HealthPolicy, RoomHealth, RoomObservations, room_health,
+    HISTORY_LIMIT, HealthChange, HealthCounts, HealthPolicy, RoomHealth, RoomObservations,
+    room_health,
 };
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
 use roomlink_domain::inventory::{EndpointInventory, InventoryFilter, MAX_PAGE};
 use roomlink_domain::listener::ListenerHealth;
-use roomlink_domain::ports::{Clock, EndpointStore, EnterpriseStore, InventoryStore, StatusStore};
+use roomlink_domain::ports::{
+    Clock, EndpointStore, EnterpriseStore, InventoryStore, StatusStore, WebhookStore,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,6 +26,8 @@ pub struct HealthService {
     pub enterprises: Arc<dyn EnterpriseStore>,
     pub clock: Arc<dyn Clock>,
     pub policy: HealthPolicy,
+    /// Where the health watch recorded each room's changes.
+    pub history: Arc<dyn WebhookStore>,
     /// The fleet's counts and when they were computed.
     pub fleet: std::sync::Mutex<Option<(i64, HealthCounts)>>,
 }
@@ -63,6 +68,24 @@ impl HealthService {
     pub async fn rooms(&self, principal: &Principal) -> Result<HealthReport> {
         principal.authorize(Operation::ReadRoomHealth, Target::Enterprise)?;
         self.report(&principal.enterprise_id).await
+    }
+
+    /// The room's health changes as the health watch recorded them, newest first (the last
+    /// [`HISTORY_LIMIT`] of [`roomlink_domain::health::HISTORY_DAYS`] days). `NotFound` for an
+    /// endpoint that is not the caller's enterprise's.
+    pub async fn history(
+        &self,
+        principal: &Principal,
+        id: &EndpointId,
+    ) -> Result<Vec<HealthChange>> {
+        principal.authorize(Operation::ReadRoomHealthHistory, Target::Endpoint(id))?;
+        let enterprise = &principal.enterprise_id;
+        if self.endpoints.endpoint(enterprise, id).await?.is_none() {
+            return Err(id.not_found());
+        }
+        self.history
+            .health_history(enterprise, id, HISTORY_LIMIT)
+            .await
     }
 
     /// The rooms of every enterprise per state, computed at most every 30 s (the metrics'

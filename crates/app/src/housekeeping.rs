@@ -73,6 +73,7 @@ pub struct Purged {
     pub auto_joins: u64,
     pub call_sessions: u64,
     pub webhook_deliveries: u64,
+    pub health_changes: u64,
 }
 
 impl Purged {
@@ -84,6 +85,7 @@ impl Purged {
             + self.auto_joins
             + self.call_sessions
             + self.webhook_deliveries
+            + self.health_changes
     }
 }
 
@@ -114,6 +116,12 @@ impl Housekeeping {
             webhook_deliveries: self
                 .webhooks
                 .purge_deliveries(now - WEBHOOK_DELIVERY_RETENTION_MS)
+                .await?,
+            health_changes: self
+                .webhooks
+                .purge_health_history(
+                    now - roomlink_domain::health::HISTORY_DAYS * AuditRetention::DAY_MS,
+                )
                 .await?,
         })
     }
@@ -177,6 +185,10 @@ mod tests {
             .expect_purge_deliveries()
             .with(eq(NOW - 7 * 24 * 3_600_000))
             .return_once(|_| Ok(7));
+        webhooks
+            .expect_purge_health_history()
+            .with(eq(NOW - 30 * 24 * 3_600_000))
+            .return_once(|_| Ok(8));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
@@ -203,8 +215,9 @@ mod tests {
                 auto_joins: 4,
                 call_sessions: 6,
                 webhook_deliveries: 7,
+                health_changes: 8,
             }
         );
-        assert_eq!(purged.total(), 28);
+        assert_eq!(purged.total(), 36);
     }
 }

@@ -260,6 +260,7 @@ impl Services {
             enterprises: store.clone(),
             clock: ports.clock.clone(),
             policy: policies.health,
+            history: store.clone(),
             fleet: Default::default(),
         });
         Services {

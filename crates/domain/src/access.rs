@@ -161,6 +161,7 @@ operations! {
     GetInventory => "inventory.get",
     ListInventory => "inventory.list",
     ReadRoomHealth => "health.rooms",
+    ReadRoomHealthHistory => "health.roomHistory",
     ListWebhooks => "webhooks.list",
     GetWebhook => "webhooks.get",
     CreateWebhook => "webhooks.create",
@@ -218,7 +219,9 @@ impl Operation {
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
-            | ListInventory | ReadRoomHealth | LiveTicket | LiveEvents => Access::Read,
+            | ListInventory | ReadRoomHealth | ReadRoomHealthHistory | LiveTicket | LiveEvents => {
+                Access::Read
+            }
         }
     }
 }

@@ -18,7 +18,7 @@
 use crate::ids::{EndpointId, ListenerServiceId};
 use crate::inventory::EndpointInventory;
 use crate::listener::ListenerHealth;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -59,6 +59,56 @@ impl HealthReason {
             code,
             message: message.into(),
         }
+    }
+}
+
+/// How long a room's health changes are kept (the room page's history).
+pub const HISTORY_DAYS: i64 = 30;
+
+/// The most changes one history answer holds.
+pub const HISTORY_LIMIT: usize = 50;
+
+/// A reason as recorded with a change (the code is a stored text then).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedReason {
+    pub code: String,
+    pub message: String,
+}
+
+/// One change of a room's health, as the health watch recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthChange {
+    pub at: i64,
+    pub state: HealthState,
+    /// `None`: the room was ok or not seen before.
+    pub previous_state: Option<HealthState>,
+    pub reasons: Vec<RecordedReason>,
+}
+
+impl HealthChange {
+    /// The change a room observed in `state` with `reasons` makes after `previous` (the state
+    /// last recorded; none: ok or not seen): none when the state is the same, or when a room
+    /// first seen is ok (no news, as for its events).
+    pub fn of(
+        previous: Option<HealthState>,
+        state: HealthState,
+        reasons: &[HealthReason],
+        at: i64,
+    ) -> Option<HealthChange> {
+        let unchanged = previous.unwrap_or(HealthState::Ok) == state;
+        (!unchanged).then(|| HealthChange {
+            at,
+            state,
+            previous_state: previous,
+            reasons: reasons
+                .iter()
+                .map(|r| RecordedReason {
+                    code: r.code.to_owned(),
+                    message: r.message.clone(),
+                })
+                .collect(),
+        })
     }
 }
 
@@ -352,5 +402,23 @@ mod tests {
             counts.add(s);
         }
         assert_eq!((counts.ok, counts.degraded, counts.offline), (2, 0, 1));
+    }
+
+    #[test]
+    fn a_change_is_recorded_when_the_state_differs_and_a_first_ok_is_none() {
+        let why = [HealthReason::new("notAnswering", "no status")];
+        assert_eq!(HealthChange::of(None, HealthState::Ok, &[], 1), None);
+        assert_eq!(
+            HealthChange::of(Some(HealthState::Offline), HealthState::Offline, &why, 1),
+            None
+        );
+        let change = HealthChange::of(None, HealthState::Offline, &why, 5).unwrap();
+        assert_eq!(change.previous_state, None);
+        assert_eq!(change.reasons[0].code, "notAnswering");
+        let back = HealthChange::of(Some(HealthState::Offline), HealthState::Ok, &[], 9).unwrap();
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            serde_json::json!({"at": 9, "state": "ok", "previousState": "offline", "reasons": []})
+        );
     }
 }

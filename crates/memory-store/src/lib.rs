@@ -67,6 +67,8 @@ struct State {
     next_delivery: i64,
     /// What the health watch last recorded: (enterprise, (kind, id)) to state.
     health: HashMap<(EnterpriseId, (&'static str, String)), String>,
+    /// Rooms' health changes (enterprise, endpoint id, change), oldest first.
+    health_history: Vec<(EnterpriseId, String, roomlink_domain::health::HealthChange)>,
 }
 
 impl State {

@@ -5,7 +5,8 @@ use super::{MemoryStore, State};
 use async_trait::async_trait;
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::{Error, Result};
-use roomlink_domain::ids::{EnterpriseId, WebhookId};
+use roomlink_domain::health::HealthChange;
+use roomlink_domain::ids::{EndpointId, EnterpriseId, WebhookId};
 use roomlink_domain::ports::{ClaimedWebhook, HealthSubject, WebhookStore};
 use roomlink_domain::secret::SealedSecret;
 use roomlink_domain::webhook::{
@@ -380,6 +381,10 @@ impl WebhookStore for MemoryStore {
             let key = (kind, id.to_owned());
             let previous = s.health.get(&(enterprise.clone(), key.clone()));
             let (state, event) = subject.observe(previous.map(String::as_str), now);
+            if let Some(change) = subject.room_change(previous.map(String::as_str), now) {
+                s.health_history
+                    .push((enterprise.clone(), id.to_owned(), change));
+            }
             seen.push(key.clone());
             if subject.is_healthy() {
                 s.health.remove(&(enterprise.clone(), key));
@@ -403,5 +408,29 @@ impl WebhookStore for MemoryStore {
                 || q.delivery.last_attempt_at.is_none_or(|t| t >= cutoff)
         });
         Ok((before - s.deliveries.len()) as u64)
+    }
+
+    async fn health_history(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        limit: usize,
+    ) -> Result<Vec<HealthChange>> {
+        let s = self.lock()?;
+        Ok(s.health_history
+            .iter()
+            .rev()
+            .filter(|(e, id, _)| e == enterprise && id == endpoint.as_str())
+            .take(limit)
+            .map(|(_, _, change)| change.clone())
+            .collect())
+    }
+
+    async fn purge_health_history(&self, cutoff: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.health_history.len();
+        s.health_history
+            .retain(|(_, _, change)| change.at >= cutoff);
+        Ok((before - s.health_history.len()) as u64)
     }
 }

@@ -505,6 +505,7 @@ async fn housekeeping(services: Services) {
                 audit = purged.audit,
                 auto_joins = purged.auto_joins,
                 webhook_deliveries = purged.webhook_deliveries,
+                health_changes = purged.health_changes,
                 "expired records purged"
             ),
             Ok(_) => {}

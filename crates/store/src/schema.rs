@@ -290,6 +290,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    health_history (id) {
+        id -> BigInt,
+        enterprise_id -> Text,
+        endpoint_id -> Text,
+        state -> Text,
+        previous_state -> Nullable<Text>,
+        reasons -> Text,
+        changed_ms -> BigInt,
+    }
+}
+
 diesel::joinable!(endpoint_statuses -> endpoints (endpoint_id));
 diesel::joinable!(call_sessions -> endpoints (endpoint_id));
 diesel::joinable!(endpoint_inventories -> endpoints (endpoint_id));
@@ -317,4 +329,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_subscriptions,
     webhook_deliveries,
     health_states,
+    health_history,
 );

@@ -4,7 +4,10 @@
 
 use crate::DbStore;
 use crate::dialect::{Dialect, IN_CHUNK};
-use crate::schema::{health_states as hs, webhook_deliveries as wd, webhook_subscriptions as ws};
+use crate::schema::{
+    health_history as hh, health_states as hs, webhook_deliveries as wd,
+    webhook_subscriptions as ws,
+};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Binary, Text};
@@ -12,7 +15,8 @@ use diesel_async::RunQueryDsl;
 use roomlink_domain::Result;
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::Error;
-use roomlink_domain::ids::{EnterpriseId, WebhookId};
+use roomlink_domain::health::{HealthChange, HealthState, RecordedReason};
+use roomlink_domain::ids::{EndpointId, EnterpriseId, WebhookId};
 use roomlink_domain::ports::{ClaimedWebhook, HealthSubject, WebhookStore};
 use roomlink_domain::secret::SealedSecret;
 use roomlink_domain::webhook::{
@@ -554,6 +558,21 @@ impl WebhookStore for DbStore {
                 let (kind, id) = subject.key();
                 let previous = stored.get(&(kind.to_owned(), id.to_owned()));
                 let (state, event) = subject.observe(previous.map(String::as_str), now);
+                if let Some(change) = subject.room_change(previous.map(String::as_str), now) {
+                    let reasons = serde_json::to_string(&change.reasons)
+                        .map_err(|e| Error::internal(format!("health reasons: {e}")))?;
+                    diesel::insert_into(hh::table)
+                        .values((
+                            hh::enterprise_id.eq(ent),
+                            hh::endpoint_id.eq(id),
+                            hh::state.eq(change.state.as_str()),
+                            hh::previous_state.eq(change.previous_state.map(HealthState::as_str)),
+                            hh::reasons.eq(reasons),
+                            hh::changed_ms.eq(now),
+                        ))
+                        .execute(c)
+                        .await?;
+                }
                 seen.insert((kind, id));
                 if previous.map(String::as_str) == Some(state) {
                     continue;
@@ -611,6 +630,46 @@ impl WebhookStore for DbStore {
     async fn purge_deliveries(&self, cutoff: i64) -> Result<u64> {
         let n = db_run!(self, |c| {
             Ok(diesel::delete(wd::table.filter(wd::done_ms.lt(cutoff)))
+                .execute(c)
+                .await?)
+        })?;
+        Ok(n as u64)
+    }
+
+    async fn health_history(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        limit: usize,
+    ) -> Result<Vec<HealthChange>> {
+        let (ent, id) = (enterprise.as_str(), endpoint.as_str());
+        let rows = db_run!(self, |c| {
+            Ok(hh::table
+                .filter(hh::enterprise_id.eq(ent))
+                .filter(hh::endpoint_id.eq(id))
+                .order((hh::changed_ms.desc(), hh::id.desc()))
+                .limit(i64::try_from(limit).unwrap_or(i64::MAX))
+                .select((hh::state, hh::previous_state, hh::reasons, hh::changed_ms))
+                .load::<(String, Option<String>, String, i64)>(c)
+                .await?)
+        })?;
+        rows.into_iter()
+            .map(|(state, previous, reasons, at)| {
+                let unknown = || Error::internal(format!("a stored health state {state:?}"));
+                Ok(HealthChange {
+                    at,
+                    state: HealthState::parse(&state).ok_or_else(unknown)?,
+                    previous_state: previous.as_deref().and_then(HealthState::parse),
+                    reasons: serde_json::from_str::<Vec<RecordedReason>>(&reasons)
+                        .map_err(|e| Error::internal(format!("stored health reasons: {e}")))?,
+                })
+            })
+            .collect()
+    }
+
+    async fn purge_health_history(&self, cutoff: i64) -> Result<u64> {
+        let n = db_run!(self, |c| {
+            Ok(diesel::delete(hh::table.filter(hh::changed_ms.lt(cutoff)))
                 .execute(c)
                 .await?)
         })?;

@@ -3,8 +3,8 @@
 
 use crate::audit::AuditEntry;
 use crate::error::Result;
-use crate::health::{HealthReason, HealthState};
-use crate::ids::{EnterpriseId, WebhookId};
+use crate::health::{HealthChange, HealthReason, HealthState};
+use crate::ids::{EndpointId, EnterpriseId, WebhookId};
 use crate::listener::ListenerHealth;
 use crate::secret::{SealedSecret, Secret};
 use crate::webhook::event::RoomRef;
@@ -59,6 +59,17 @@ impl HealthSubject {
         match self {
             HealthSubject::Room { state, .. } => *state == HealthState::Ok,
             HealthSubject::Listener { health, .. } => *health == ListenerHealth::Online,
+        }
+    }
+
+    /// For a room, the change to add to its history after `previous` (the state recorded
+    /// last, if any; see [`HealthChange::of`]); none for a listener.
+    pub fn room_change(&self, previous: Option<&str>, now: i64) -> Option<HealthChange> {
+        match self {
+            HealthSubject::Room { state, reasons, .. } => {
+                HealthChange::of(previous.and_then(HealthState::parse), *state, reasons, now)
+            }
+            HealthSubject::Listener { .. } => None,
         }
     }
 
@@ -192,8 +203,8 @@ pub trait WebhookStore: Send + Sync {
     /// Compares `subjects` with the states last recorded for the enterprise (none recorded:
     /// healthy, or not seen before), records the changes (a healthy state by removing the
     /// record) and forgets subjects no longer there, and queues the events of the changes
-    /// (`Event::room_health`, `Event::listener_health`), all in one transaction. How many
-    /// deliveries were queued.
+    /// (`Event::room_health`, `Event::listener_health`) and the rooms' history entries, all in
+    /// one transaction. How many deliveries were queued.
     async fn record_health(
         &self,
         enterprise: &EnterpriseId,
@@ -202,6 +213,16 @@ pub trait WebhookStore: Send + Sync {
     ) -> Result<u64>;
     /// Deletes delivered and failed deliveries finished before `cutoff`.
     async fn purge_deliveries(&self, cutoff: i64) -> Result<u64>;
+    /// The room's health changes ([`HealthSubject::room_change`], recorded by
+    /// [`WebhookStore::record_health`] in its transaction), newest first, at most `limit`.
+    async fn health_history(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        limit: usize,
+    ) -> Result<Vec<HealthChange>>;
+    /// Deletes health changes recorded before `cutoff`.
+    async fn purge_health_history(&self, cutoff: i64) -> Result<u64>;
 }
 
 /// One signed request.

@@ -1,12 +1,15 @@
-//! `GET /api/health/rooms`: every room's health, with counts per state and per listener.
+//! `GET /api/health/rooms`: every room's health, with counts per state and per listener; and
+//! `GET /api/endpoints/{id}/health`: one room's recorded changes.
 
 use crate::AppState;
 use crate::caller::Caller;
 use crate::error::ApiResult;
-use crate::table::{Access, Body, Description, Doc, Method, Operation, Success, Tag};
+use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::{HttpResponse, web};
+use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::health::{HealthCounts, RoomHealth};
+use roomlink_domain::ids::EndpointId;
 use serde::Serialize;
 
 pub(super) const ROOMS: Operation = Operation {
@@ -31,6 +34,36 @@ pub(super) const ROOMS: Operation = Operation {
         errors: &[],
     }),
 };
+
+pub(super) const ROOM_HISTORY: Operation = Operation {
+    method: Method::Get,
+    path: "/api/endpoints/{id}/health",
+    handler: |route| route.to(room_history),
+    access: Access::Caller(Op::ReadRoomHealthHistory),
+    doc: Doc::Described(Description {
+        id: "health.roomHistory",
+        tag: Tag::Fleet,
+        summary: "How a room's health changed",
+        description: "The room's health changes as the health watch recorded them during the \
+            status poll rounds, newest first: the state it changed to, from which (`null`: ok, \
+            or not seen before), and the reasons then. At most the last 50, kept 30 days. A \
+            room first seen ok has no entry until it changes.",
+        params: &[Param::ENDPOINT_ID],
+        body: Body::None,
+        success: Success::JsonList("HealthChange"),
+        errors: &[E::NotFound],
+    }),
+};
+
+async fn room_history(
+    caller: Caller,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> ApiResult<HttpResponse> {
+    let id = EndpointId::parse(&id)?;
+    let changes = state.services.health.history(&caller.0, &id).await?;
+    Ok(HttpResponse::Ok().json(changes))
+}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

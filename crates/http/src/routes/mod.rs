@@ -67,6 +67,7 @@ pub(crate) const TABLE: &[Operation] = &[
     endpoints::DELETE,
     control::STATUS,
     inventory::GET,
+    health::ROOM_HISTORY,
     control::JOIN,
     control::SEND_DTMF,
     control::HANG_UP,

@@ -96,17 +96,23 @@ pub(super) fn inventory_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                 .collect(),
         )
     };
+    let states = HealthState::ALL.map(HealthState::as_str);
+    let reason = || {
+        object(
+            "Why the room is not ok.",
+            vec![
+                prop("code", enumeration(&REASON_CODES, false), true),
+                prop("message", string(), true),
+            ],
+        )
+    };
     let room_health = object(
         "One room's health.",
         vec![
             prop("endpointId", string(), true),
             prop("name", string(), true),
             prop("listenerServiceId", text(true), true),
-            prop(
-                "state",
-                enumeration(&HealthState::ALL.map(HealthState::as_str), false),
-                true,
-            ),
+            prop("state", enumeration(&states, false), true),
             prop(
                 "since",
                 nullable_ms().description(Some(
@@ -118,13 +124,7 @@ pub(super) fn inventory_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
             ),
             prop(
                 "reasons",
-                ArrayBuilder::new().items(RefOr::T(object(
-                    "Why the room is not ok.",
-                    vec![
-                        prop("code", enumeration(&REASON_CODES, false), true),
-                        prop("message", string(), true),
-                    ],
-                ))),
+                ArrayBuilder::new().items(RefOr::T(reason())),
                 true,
             ),
         ],
@@ -166,6 +166,32 @@ pub(super) fn inventory_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                             .description(Some(
                                 "Offline rooms first, then degraded, then ok; by name within each.",
                             )),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "HealthChange",
+            object(
+                "One change of a room's health, as the health watch recorded it.",
+                vec![
+                    prop(
+                        "at",
+                        epoch_ms().description(Some("When it was recorded.")),
+                        true,
+                    ),
+                    prop("state", enumeration(&states, false), true),
+                    prop(
+                        "previousState",
+                        enumeration(&states, true)
+                            .description(Some("`null`: the room was ok, or not seen before.")),
+                        true,
+                    ),
+                    prop(
+                        "reasons",
+                        ArrayBuilder::new().items(RefOr::T(reason())),
                         true,
                     ),
                 ],

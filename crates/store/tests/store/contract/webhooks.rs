@@ -1,11 +1,11 @@
 //! WebhookStore: claims are exclusive and expire, events enter the outbox with the writes
 //! that make them (and only for the subscriptions that want them), attempts are recorded in
-//! order, a spent schedule pauses, health changes are events once.
+//! order, a spent schedule pauses, health changes are events once and a room's history.
 
 use super::*;
 use roomlink_domain::audit::AuditEntry;
-use roomlink_domain::health::HealthState;
-use roomlink_domain::ids::WebhookId;
+use roomlink_domain::health::{HealthReason, HealthState};
+use roomlink_domain::ids::{EndpointId, WebhookId};
 use roomlink_domain::inventory::{Inventory, InventoryRead};
 use roomlink_domain::listener::ListenerHealth;
 use roomlink_domain::ports::HealthSubject;
@@ -299,7 +299,14 @@ pub async fn health_changes_are_events_once(h: &Harness) {
         listener_service_id: Some("l1".into()),
         state,
         since: Some(NOW),
-        reasons: vec![],
+        reasons: if state == HealthState::Ok {
+            vec![]
+        } else {
+            vec![HealthReason {
+                code: "notAnswering",
+                message: "no status for 90 s".into(),
+            }]
+        },
     };
     let listener = |health| HealthSubject::Listener {
         id: "l1".into(),
@@ -381,4 +388,39 @@ pub async fn health_changes_are_events_once(h: &Harness) {
         0,
         "no subscription there"
     );
+
+    // Each change of the room is in its history, newest first, with why; only the changes.
+    let r1 = EndpointId::from_trusted("r1".into());
+    let history = h.store.health_history(&e.id, &r1, 10).await.unwrap();
+    let summary: Vec<_> = history
+        .iter()
+        .map(|c| (c.at, c.state, c.previous_state, c.reasons.len()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (NOW + 3, HealthState::Ok, Some(HealthState::Offline), 0),
+            (NOW + 1, HealthState::Offline, None, 1),
+        ]
+    );
+    assert_eq!(history[1].reasons[0].code, "notAnswering");
+    assert_eq!(history[1].reasons[0].message, "no status for 90 s");
+    assert_eq!(
+        h.store.health_history(&e.id, &r1, 1).await.unwrap().len(),
+        1
+    );
+    assert_eq!(
+        h.store
+            .health_history(&other.id, &r1, 10)
+            .await
+            .unwrap()
+            .len(),
+        1,
+        "the other enterprise's room of the same id is its own"
+    );
+    // Retention: what was recorded before the cutoff goes.
+    assert_eq!(h.store.purge_health_history(NOW + 2).await.unwrap(), 2);
+    let left = h.store.health_history(&e.id, &r1, 10).await.unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].at, NOW + 3);
 }
