@@ -194,6 +194,32 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
         "{health}"
     );
     assert_eq!(first_room["since"], second, "{health}");
+    // Its history: the health watch records the change (the room was not seen before), once.
+    let history_of = |id: String, token: String| {
+        let app = &app;
+        async move {
+            app.call(
+                Method::GET,
+                &format!("/api/endpoints/{id}/health"),
+                &token,
+                None,
+            )
+            .await
+        }
+    };
+    for _ in 0..2 {
+        app.services.health_watch.round().await.unwrap().unwrap();
+    }
+    let (status, history) = history_of(http.clone(), ro.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{history}");
+    assert_eq!(history.as_array().unwrap().len(), 1, "{history}");
+    assert_eq!(history[0]["state"], "degraded", "{history}");
+    assert!(history[0]["previousState"].is_null(), "{history}");
+    assert_eq!(history[0]["at"], app.clock.now_ms(), "{history}");
+    assert_eq!(
+        history[0]["reasons"][0]["code"], "peripheralDisconnected",
+        "{history}"
+    );
     assert_eq!(
         health["listeners"][0]["counts"], health["counts"],
         "{health}"
@@ -306,6 +332,8 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
         )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, body) = history_of(http.clone(), other.clone()).await;
+    assert_error(status, &body, 404, "NotFound", 1217481661);
     assert!(fleet(&app, &other, "").await.is_empty());
     site.stop().await;
 }
