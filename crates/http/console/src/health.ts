@@ -5,7 +5,7 @@ import { ApiError, get } from "./api";
 import { ago, h, replace } from "./dom";
 import { follow } from "./stream";
 
-type State = "ok" | "degraded" | "offline";
+export type State = "ok" | "degraded" | "offline";
 interface Counts { ok: number; degraded: number; offline: number }
 interface RoomHealth { endpointId: string; name: string; listenerServiceId: string | null; state: State; since: number | null; reasons: { code: string; message: string }[] }
 interface Report { at: number; counts: Counts; listeners: { listenerServiceId: string; name: string; health: string; counts: Counts }[]; rooms: RoomHealth[] }
@@ -17,7 +17,7 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-function badge(state: State): Node {
+export function badge(state: State): Node {
   return h("span", { class: `badge health-${state}` }, state);
 }
 

@@ -9,6 +9,7 @@ import { qrSvg } from "./qr";
 import { FieldSpec, endpointFields, label } from "./schema";
 import { InventoryRecord, modelOf, peripheralList } from "./inventory";
 import { follow } from "./stream";
+import { State as HealthState, badge as healthBadge } from "./health";
 
 function section(title: string, id: string, ...children: Child[]): HTMLElement {
   return h("section", { "aria-labelledby": id, class: "card" }, h("h2", { id }, title), ...children);
@@ -29,6 +30,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
   const fields = h("div", null, "Loading…");
   const failures = h("div", null, "Loading…");
   const inventory = h("div", { id: "room-inventory" }, "Loading…");
+  const health = h("div", { id: "room-health" }, "Loading…");
   const audit = h("div", null, canWrite() ? "Loading…" : "The audit log is for ROLE_READWRITE users.");
   let endpoint: Endpoint | null = null;
 
@@ -41,6 +43,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
       section("Paired devices", "paired-title", paired)),
     section("Fields", "fields-title", fields),
     section("Inventory", "inventory-title", inventory),
+    section("Health history", "health-title", health),
     section("Recent failures", "failures-title", failures),
     section("Audit entries", "audit-title", audit));
 
@@ -150,6 +153,19 @@ export function roomPage(main: HTMLElement, id: string): () => void {
     }
   };
 
+  const loadHealth = async () => {
+    try {
+      const changes = await get<{ at: number; state: HealthState; previousState: HealthState | null; reasons: { code: string; message: string }[] }[]>(`${path}/health`);
+      replace(health, changes.length === 0 ? h("p", null, "No change recorded: the room has been ok since roomlink first saw it (or is not observed yet).") :
+        h("ul", { class: "events", id: "health-history" }, changes.map((c) => h("li", { "data-state": c.state },
+          h("time", null, when(c.at)), " ", healthBadge(c.state),
+          c.previousState ? h("span", { class: "muted-text" }, ` (was ${c.previousState})`) : "",
+          c.reasons.length ? h("ul", null, c.reasons.map((r) => h("li", { "data-reason": r.code }, r.message))) : ""))));
+    } catch (e) {
+      replace(health, h("p", null, errorText(e)));
+    }
+  };
+
   const loadAudit = async () => {
     if (!canWrite()) return;
     try {
@@ -183,9 +199,13 @@ export function roomPage(main: HTMLElement, id: string): () => void {
 
   void loadFields();
   void loadInventory();
+  void loadHealth();
   void loadPairing();
   void loadAudit();
-  const unfollow = follow(["inventory"], () => void loadInventory());
+  const unfollow = follow(["inventory", "health"], () => {
+    void loadInventory();
+    void loadHealth();
+  });
   return () => {
     stop();
     unfollow();

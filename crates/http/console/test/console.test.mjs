@@ -265,6 +265,10 @@ try {
     await row.getByRole("link").click();
     await page.locator('#room-inventory li[data-connected="false"]').waitFor();
     expect((await page.locator("#room-inventory").textContent()).includes("Serial number"), "the room's serial number");
+    // Its health history: the health watch recorded it degraded, and why.
+    const change = page.locator('#health-history > li[data-state="degraded"]');
+    await change.waitFor({ timeout: 30000 });
+    expect(await change.locator('li[data-reason="peripheralDisconnected"]').count() === 1, await change.textContent());
     await page.getByRole("link", { name: "Inventory", exact: true }).click();
   });
 
