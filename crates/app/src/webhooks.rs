@@ -440,10 +440,13 @@ impl HealthWatch {
                 last_contact: l.last_contact,
             });
         let subjects: Vec<HealthSubject> = rooms.chain(listeners).collect();
-        self.tell_browsers(enterprise, &subjects);
-        self.store
+        let queued = self
+            .store
             .record_health(enterprise, &subjects, self.clock.now_ms())
-            .await
+            .await?;
+        // After the commit: a page told of the change reads the history that records it.
+        self.tell_browsers(enterprise, &subjects);
+        Ok(queued)
     }
 }
 
