@@ -186,10 +186,23 @@ impl Metrics {
     }
 
     /// The exposition, in the OpenMetrics text format.
-    pub fn render(&self, pool: Option<PoolStatus>, rooms: Option<HealthCounts>) -> String {
+    /// The metrics text; `live_streams`: browsers' event streams open on this instance.
+    pub fn render(
+        &self,
+        pool: Option<PoolStatus>,
+        rooms: Option<HealthCounts>,
+        live_streams: usize,
+    ) -> String {
         let mut out = String::with_capacity(4096);
         // Writing into a String cannot fail.
         let _ = text::encode_registry(&mut out, &self.registry);
+        let mut live = Registry::default();
+        live.register(
+            "roomlink_live_streams",
+            "Live-update event streams open on this instance (GET /api/live/events)",
+            ConstGauge::new(i64::try_from(live_streams).unwrap_or(i64::MAX)),
+        );
+        let _ = text::encode_registry(&mut out, &live);
         if let Some(pool) = pool {
             let _ = text::encode_registry(&mut out, &pool_registry(pool));
         }
@@ -301,9 +314,11 @@ async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
             None
         }
     };
-    let text = state
-        .metrics
-        .render(state.services.housekeeping.pool_status(), rooms);
+    let text = state.metrics.render(
+        state.services.housekeeping.pool_status(),
+        rooms,
+        state.live.open_streams(),
+    );
     let content_type = if wants_openmetrics(&req) {
         OPENMETRICS
     } else {
@@ -343,8 +358,10 @@ mod tests {
                 degraded: 1,
                 offline: 2,
             }),
+            3,
         );
         for line in [
+            "roomlink_live_streams 3",
             "roomlink_http_requests_total{method=\"GET\",route=\"/api/endpoints\",status=\"200\"} 2",
             "roomlink_http_request_duration_seconds_bucket{le=\"0.0025\",method=\"GET\",route=\"/api/endpoints\"} 1",
             "roomlink_http_request_duration_seconds_bucket{le=\"2.5\",method=\"GET\",route=\"/api/endpoints\"} 1",
@@ -389,7 +406,7 @@ mod tests {
         let m = Metrics::default();
         let odd = Method::from_bytes(b"X-SCAN-1").expect("a method token");
         m.record(&odd, "(unmatched)", 404, Duration::ZERO, None);
-        let text = m.render(None, None);
+        let text = m.render(None, None, 0);
         assert!(!text.contains("roomlink_db_pool"), "{text}");
         assert!(!text.contains("X-SCAN-1"), "{text}");
         assert!(text.contains(
