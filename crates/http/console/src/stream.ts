@@ -1,5 +1,5 @@
 // The service's live event stream (GET /api/live/events): one EventSource for the whole
-// console, open while a page follows a topic. A browser's EventSource cannot send headers and
+// console, opened when a page first follows a topic and kept until sign-out. A browser's EventSource cannot send headers and
 // the access token must not go in a URL, so the stream opens with a one-minute ticket
 // (POST /api/live/tickets). The browser reconnects by itself within that minute; after it, the
 // service refuses the old ticket and this module opens a new stream with a new ticket, resuming
@@ -9,7 +9,8 @@
 import { current, send } from "./api";
 
 export type Topic = "statuses" | "health" | "inventory" | "listeners";
-/** `idle`: no page follows anything; `offline`: the stream is down, followers are read on a timer. */
+/** `idle`: no stream (signed out, or no page has followed yet); `offline`: the stream is down,
+ * followers are read on a timer. */
 export type Connection = "live" | "connecting" | "offline" | "idle";
 
 const TOPICS: Topic[] = ["statuses", "health", "inventory", "listeners"];
@@ -33,14 +34,21 @@ let retry: number | null = null;
 let fallback: number | null = null;
 
 function setConnection(c: Connection): void {
-  if (c === connection) return;
-  connection = c;
-  for (const w of watchers) w(c);
-  if (c === "live") {
-    if (fallback !== null) window.clearInterval(fallback);
-    fallback = null;
-  } else if (c !== "idle" && fallback === null && followers.size > 0) {
+  if (c !== connection) {
+    connection = c;
+    for (const w of watchers) w(c);
+  }
+  syncFallback();
+}
+
+/** Followers are read on a timer exactly while the stream is not live. */
+function syncFallback(): void {
+  const wanted = connection !== "live" && followers.size > 0;
+  if (wanted && fallback === null) {
     fallback = window.setInterval(() => { for (const f of followers) f.load(); }, FALLBACK_MS);
+  } else if (!wanted && fallback !== null) {
+    window.clearInterval(fallback);
+    fallback = null;
   }
 }
 
@@ -57,26 +65,34 @@ function close(): void {
 
 function reopenLater(): void {
   close();
-  if (followers.size === 0 || !current()) return setConnection("idle");
+  if (!current()) return setConnection("idle");
   setConnection("offline");
   const wait = RETRY_MS[Math.min(failures, RETRY_MS.length - 1)];
   failures += 1;
   retry = window.setTimeout(() => void open(), wait);
 }
 
+/** A ticket being asked for: a second `open` meanwhile would make a second stream. */
+let opening = false;
+
 async function open(): Promise<void> {
+  if (opening) return;
   close();
   if (!current()) return;
   setConnection("connecting");
   let ticket: string;
+  opening = true;
   try {
     const issued = await send<{ ticket: string }>("POST", "/api/live/tickets");
     ticket = issued?.ticket ?? "";
   } catch {
+    opening = false;
     reopenLater();
     return;
   }
-  if (followers.size === 0) return setConnection("idle");
+  opening = false;
+  // Signed out while the ticket was on its way.
+  if (!current()) return setConnection("idle");
   const q = new URLSearchParams({ ticket });
   if (lastEventId) q.set("lastEventId", lastEventId);
   const s = new EventSource(`/api/live/events?${q}`);
@@ -117,20 +133,17 @@ async function open(): Promise<void> {
   };
 }
 
-/** Calls `load` whenever one of `topics` changes, until the returned function is called. */
+/** Calls `load` whenever one of `topics` changes, until the returned function is called. The
+ * stream stays open after its last follower leaves (until sign-out): moving between pages does
+ * not open a new connection each time, and a browser limits how many it holds per origin. */
 export function follow(topics: Topic[], load: () => void): () => void {
   const follower: Follower = { topics: new Set(topics), load };
   followers.add(follower);
-  if (!source && retry === null) void open();
-  else if (connection !== "live") setConnection("connecting");
+  if (!source && retry === null && !opening) void open();
+  syncFallback();
   return () => {
     followers.delete(follower);
-    if (followers.size === 0) {
-      close();
-      if (fallback !== null) window.clearInterval(fallback);
-      fallback = null;
-      setConnection("idle");
-    }
+    syncFallback();
   };
 }
 
