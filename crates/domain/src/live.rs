@@ -28,13 +28,6 @@ pub enum LiveTopic {
 }
 
 impl LiveTopic {
-    pub const ALL: [LiveTopic; 4] = [
-        LiveTopic::Statuses,
-        LiveTopic::Health,
-        LiveTopic::Inventory,
-        LiveTopic::Listeners,
-    ];
-
     /// The event name on the stream (`event:` line).
     pub const fn name(self) -> &'static str {
         match self {
@@ -209,7 +202,13 @@ mod tests {
         for text in ["", "42", "abc.", ".1", "xyz.1", "abc.-1"] {
             assert_eq!(EventPosition::parse(text), None, "{text:?}");
         }
-        let names: Vec<_> = LiveTopic::ALL.iter().map(|t| t.name()).collect();
+        let names = [
+            LiveTopic::Statuses,
+            LiveTopic::Health,
+            LiveTopic::Inventory,
+            LiveTopic::Listeners,
+        ]
+        .map(LiveTopic::name);
         assert_eq!(names, ["statuses", "health", "inventory", "listeners"]);
     }
 }

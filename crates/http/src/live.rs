@@ -270,27 +270,24 @@ impl LiveStream {
     }
 
     fn opening(&mut self, start: Start) -> Bytes {
-        let mut text = format!("retry: {RECONNECT_DELAY_MS}\n\n");
-        let chunk = match start {
+        let mut text = format!("retry: {RECONNECT_DELAY_MS}\n\n").into_bytes();
+        match start {
             Start::Fresh(p) => {
                 self.position = p;
-                event(Some(p), "ready", "{}")
+                text.extend_from_slice(&event(Some(p), "ready", "{}"));
             }
             Start::Resync(p) => {
                 self.position = p;
-                event(Some(p), "resync", r#"{"reason":"cannotResume"}"#)
+                text.extend_from_slice(&event(Some(p), "resync", r#"{"reason":"cannotResume"}"#));
             }
             Start::Replay(changes) => {
-                let mut replay = Vec::new();
                 for c in &changes {
-                    replay.extend_from_slice(&topic_event(c, self.position.epoch));
+                    text.extend_from_slice(&topic_event(c, self.position.epoch));
                 }
                 // The stream goes on from where this process is, missed or not.
-                replay.extend_from_slice(&event(Some(self.position), "ready", "{}"));
-                Bytes::from(replay)
+                text.extend_from_slice(&event(Some(self.position), "ready", "{}"));
             }
-        };
-        text.push_str(&String::from_utf8_lossy(&chunk));
+        }
         Bytes::from(text)
     }
 

@@ -274,14 +274,7 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
         "offline rooms first: {health}"
     );
     // The same counts as gauges, for the whole fleet (one enterprise here).
-    let metrics = app
-        .request(Method::GET, "/metrics")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     for line in [
         "roomlink_rooms{state=\"ok\"} 2",
         "roomlink_rooms{state=\"degraded\"} 1",

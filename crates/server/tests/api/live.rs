@@ -45,14 +45,7 @@ async fn a_ticket_opens_the_stream_and_changes_arrive(app: TestApp) {
     let mut events = Events::new(open(&app, &format!("?ticket={}", ticket(&app, &ro).await)).await);
     let ready = events.expect("ready").await;
     assert_eq!(ready.data, json!({}));
-    let metrics = app
-        .request(Method::GET, "/metrics")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     assert!(
         metrics.contains("\nroomlink_live_streams 1\n"),
         "the open stream is counted: {metrics}"

@@ -251,6 +251,17 @@ impl TestApp {
         json(request.send().await.expect("request")).await
     }
 
+    /// The text of `GET /metrics` (no credentials: scrapers send none).
+    pub async fn metrics(&self) -> String {
+        self.request(Method::GET, "/metrics")
+            .send()
+            .await
+            .expect("request")
+            .text()
+            .await
+            .expect("body")
+    }
+
     /// The caller's enterprise, as `GET /api/enterprises/self` names it.
     pub async fn enterprise_of(&self, token: &str) -> roomlink_domain::ids::EnterpriseId {
         let (_, me) = self
