@@ -101,12 +101,13 @@ async function open(): Promise<void> {
     if (e.lastEventId) lastEventId = e.lastEventId;
   };
   s.addEventListener("ready", (e) => {
+    // A stream after an earlier one (not the first): what the gap missed was replayed before
+    // this, but the fallback timer may have missed the gap's end: read once more.
+    const resumed = lastEventId !== null && connection !== "live";
     seen(e as MessageEvent);
     failures = 0;
-    const wasDown = connection !== "live";
     setConnection("live");
-    // Back after a gap the fallback timer covered: read once more, in case it missed the end.
-    if (wasDown && lastEventId) tell(null);
+    if (resumed) tell(null);
   });
   s.addEventListener("resync", (e) => {
     seen(e as MessageEvent);
