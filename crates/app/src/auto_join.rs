@@ -21,9 +21,10 @@ use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, FailureId};
 use roomlink_domain::ports::{
     AutoJoinClaim, AutoJoinStore, Clock, Command, EndpointStore, EnterpriseStore, FailureStore,
-    IdGenerator, PollLease,
+    HealthScope, HealthSubject, IdGenerator, PollLease, WebhookStore,
 };
 use roomlink_domain::status::Failure;
+use roomlink_domain::webhook::event::CalendarUnreadable;
 use std::sync::Arc;
 
 /// The audit trail's name for the job (actor `scheduler`, id `auto-join`).
@@ -43,6 +44,8 @@ pub struct AutoJoiner {
     pub endpoints: Arc<dyn EndpointStore>,
     pub claims: Arc<dyn AutoJoinStore>,
     pub failures: Arc<dyn FailureStore>,
+    /// Where each round records which calendars it could read (`calendar.*` events).
+    pub webhooks: Arc<dyn WebhookStore>,
     pub poll_lease: Arc<dyn PollLease>,
     pub calendars: Arc<CalendarService>,
     pub control: Arc<ControlService>,
@@ -71,6 +74,8 @@ pub struct AutoJoinRound {
     pub unread: Vec<(EndpointId, Error)>,
     /// Enterprises whose round stopped at a storage error.
     pub enterprises_failed: Vec<(EnterpriseId, Error)>,
+    /// `calendar.unreadable` and `calendar.readable` deliveries queued.
+    pub calendar_events: u64,
 }
 
 /// What one room's part of a round came to.
@@ -79,9 +84,21 @@ enum RoomOutcome {
     Nothing,
     Settled(JoinOutcome),
     /// Its calendar could not be read.
-    Unread(EndpointId, Error),
+    Unread(CalendarRoom, Error),
     /// A storage error: the enterprise's round stops.
     Broken(Error),
+}
+
+/// A room's calendar as the round found it: read, or not (`unreadable`, why).
+fn calendar_subject(room: CalendarRoom, unreadable: Option<CalendarUnreadable>) -> HealthSubject {
+    HealthSubject::Calendar {
+        endpoint_id: room.id.into_string(),
+        name: room.name,
+        listener_service_id: room.listener_service_id,
+        calendar_type: room.calendar_type.as_str().to_owned(),
+        calendar_id: room.calendar_id,
+        unreadable,
+    }
 }
 
 /// The rooms auto-join is for.
@@ -117,9 +134,16 @@ impl AutoJoiner {
             enterprise,
             auto_join_mode,
         );
+        // Every room's calendar as the round found it, recorded when the walk is done.
+        let mut calendars = Vec::new();
         while let Some(page) = walk.next_page().await? {
             round.rooms += page.selected.len();
             round.unread.extend(page.unreadable);
+            calendars.extend(
+                page.left_out
+                    .into_iter()
+                    .map(|(room, why)| calendar_subject(room, Some(why))),
+            );
             if page.ready.is_empty() {
                 continue;
             }
@@ -127,7 +151,7 @@ impl AutoJoiner {
                 Some(principal) => principal,
                 None => principal.insert(self.principal(enterprise).await?),
             };
-            let outcomes: Vec<RoomOutcome> =
+            let outcomes: Vec<(Option<HealthSubject>, RoomOutcome)> =
                 stream::iter(page.ready)
                     .map(|(room, account)| async move {
                         self.room_round(principal, room, &account).await
@@ -135,26 +159,41 @@ impl AutoJoiner {
                     .buffer_unordered(READS_AT_ONCE)
                     .collect()
                     .await;
-            for outcome in outcomes {
+            for (read, outcome) in outcomes {
+                calendars.extend(read);
                 match outcome {
                     RoomOutcome::Nothing => {}
                     RoomOutcome::Settled(JoinOutcome::Joined) => round.joined += 1,
                     RoomOutcome::Settled(JoinOutcome::Failed) => round.failed += 1,
-                    RoomOutcome::Unread(room, e) => round.unread.push((room, e)),
+                    RoomOutcome::Unread(room, e) => {
+                        let why = CalendarUnreadable::of(&e);
+                        round.unread.push((room.id.clone(), e));
+                        calendars.push(calendar_subject(room, Some(why)));
+                    }
                     RoomOutcome::Broken(e) => return Err(e),
                 }
             }
         }
+        round.calendar_events += self
+            .webhooks
+            .record_health(
+                enterprise,
+                HealthScope::Calendars,
+                &calendars,
+                self.clock.now_ms(),
+            )
+            .await?;
         Ok(())
     }
 
-    /// One room: its calendar read, and the meeting due now joined unless it already was.
+    /// One room: its calendar read (the calendar's subject when it was), and the meeting due
+    /// now joined unless it already was.
     async fn room_round(
         &self,
         principal: &Principal,
         room: CalendarRoom,
         account: &OpenAccount,
-    ) -> RoomOutcome {
+    ) -> (Option<HealthSubject>, RoomOutcome) {
         let now = self.clock.now_ms();
         let (from_ms, to_ms) = self.timing.window(now);
         let window = MeetingWindow { from_ms, to_ms };
@@ -170,16 +209,19 @@ impl AutoJoiner {
             .await
         {
             Ok(meetings) => meetings,
-            Err(e) => return RoomOutcome::Unread(room.id, e),
+            Err(e) => return (None, RoomOutcome::Unread(room, e)),
         };
+        let id = room.id.clone();
+        let read = Some(calendar_subject(room, None));
         let Some(meeting) = self.timing.due(&meetings, now) else {
-            return RoomOutcome::Nothing;
+            return (read, RoomOutcome::Nothing);
         };
-        match self.join(principal, &room.id, meeting).await {
+        let outcome = match self.join(principal, &id, meeting).await {
             Ok(Some(outcome)) => RoomOutcome::Settled(outcome),
             Ok(None) => RoomOutcome::Nothing,
             Err(e) => RoomOutcome::Broken(e),
-        }
+        };
+        (read, outcome)
     }
 
     async fn principal(&self, enterprise: &EnterpriseId) -> Result<Principal> {
@@ -313,8 +355,16 @@ mod tests {
     }
 
     fn services_at(calendars: Arc<dyn CalendarReader>, clock: Arc<ManualClock>) -> Services {
+        services_over(calendars, clock, Arc::new(MemoryStore::new()))
+    }
+
+    fn services_over(
+        calendars: Arc<dyn CalendarReader>,
+        clock: Arc<ManualClock>,
+        store: Arc<MemoryStore>,
+    ) -> Services {
         let ports = Ports {
-            store: Arc::new(MemoryStore::new()),
+            store,
             hasher: Arc::new(MockPasswordHasher::new()),
             sealer: Arc::new(MockSecretSealer::new()),
             platform: Arc::new(MockPlatformIdentity::new()),
@@ -483,6 +533,116 @@ mod tests {
         );
         assert!(round.unread.is_empty() && round.enterprises_failed.is_empty());
         assert_eq!((round.joined, round.failed), (0, 0));
+    }
+
+    /// A calendar system that fails while `failing` is set, as one whose password was changed.
+    #[derive(Default)]
+    struct FlakyCalendars {
+        failing: std::sync::atomic::AtomicBool,
+    }
+
+    #[async_trait]
+    impl CalendarReader for FlakyCalendars {
+        async fn events(
+            &self,
+            _account: &CalendarAccount,
+            calendar_id: &str,
+            _from_ms: i64,
+            _to_ms: i64,
+        ) -> Result<Vec<CalendarEvent>> {
+            if self.failing.load(Ordering::SeqCst) {
+                return Err(Error::calendar_server(
+                    calendar_id,
+                    "the calendar server answered 401",
+                ));
+            }
+            Ok(Vec::new())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_calendar_that_cannot_be_read_is_an_event_once_and_so_is_its_return() {
+        use roomlink_domain::audit::AuditEntry;
+        use roomlink_domain::ids::WebhookId;
+        use roomlink_domain::secret::SealedSecret;
+        use roomlink_domain::webhook::{EventType, Subscription};
+        let calendars = Arc::new(FlakyCalendars::default());
+        let store = Arc::new(MemoryStore::new());
+        let clock = Arc::new(ManualClock::at(1_800_000_000_000));
+        let services = services_over(calendars.clone(), clock.clone(), store.clone());
+        let acme = services
+            .admin
+            .create_enterprise("acme", None)
+            .await
+            .unwrap();
+        let admin = Principal::scheduler(acme.id.clone(), acme.name, "test");
+        services
+            .calendars
+            .put_account(
+                &admin,
+                "CALDAV",
+                &object(json!({"baseUrl": "http://127.0.0.1:5232/rooms/"})),
+            )
+            .await
+            .unwrap();
+        let room = json!({"name": "Fjord", "calendarId": "fjord@corp.example",
+            "calendarType": "CALDAV", "autoJoinMode": "ENABLED"});
+        let fjord = services
+            .endpoints
+            .insert(&admin, EndpointBody::from_json(&object(room)))
+            .await
+            .unwrap();
+        let hook = WebhookId::from_trusted("w1".into());
+        let subscription = Subscription {
+            id: hook.clone(),
+            enterprise_id: acme.id.clone(),
+            url: "https://hooks.example.com/in".into(),
+            event_types: vec![EventType::CalendarUnreadable, EventType::CalendarReadable],
+            description: None,
+            created_at: 0,
+            updated_at: 0,
+            paused: None,
+        };
+        let sealed = SealedSecret {
+            key_id: "k1".into(),
+            ciphertext: vec![1],
+        };
+        let audit = AuditEntry::sample(&acme.id, "webhooks.create", 0);
+        store
+            .insert_webhook(&subscription, &sealed, &audit)
+            .await
+            .unwrap();
+        // Read: no news. Failing for two rounds: one event. Read again: one event.
+        let mut queued = Vec::new();
+        for failing in [false, true, true, false, false] {
+            calendars.failing.store(failing, Ordering::SeqCst);
+            // Past the mirror's age, so that every round asks the calendar system.
+            clock.advance(600_000);
+            let round = services.auto_join.run_once().await.unwrap();
+            assert_eq!(round.unread.len(), usize::from(failing));
+            queued.push(round.calendar_events);
+        }
+        assert_eq!(queued, [0, 1, 0, 1, 0]);
+        let page = store.deliveries(&acme.id, &hook, None, 10).await.unwrap();
+        let types: Vec<EventType> = page.deliveries.iter().rev().map(|d| d.event_type).collect();
+        assert_eq!(
+            types,
+            [EventType::CalendarUnreadable, EventType::CalendarReadable]
+        );
+        let first = store
+            .due_delivery(&hook, clock.now_ms())
+            .await
+            .unwrap()
+            .expect("the first delivery is due");
+        let body: serde_json::Value = serde_json::from_str(&first.body).unwrap();
+        assert_eq!(body["type"], "calendar.unreadable");
+        let data = &body["data"];
+        assert_eq!(data["endpointId"], fjord.id().as_str());
+        assert_eq!(data["name"], "Fjord");
+        assert_eq!(data["calendarType"], "CALDAV");
+        assert_eq!(data["calendarId"], "fjord@corp.example");
+        assert_eq!(data["errorName"], "CalendarServerException");
+        assert_eq!(data["errorMessage"], "the calendar server answered 401");
     }
 
     #[tokio::test]

@@ -20,6 +20,7 @@ use super::calendars::{CalendarService, OpenAccount};
 use super::control::ControlService;
 use futures::stream::{self, StreamExt};
 use roomlink_domain::calendar::push::{CalendarPush, PushFingerprint, push_window};
+use roomlink_domain::calendar::upcoming::as_shown;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::enums::Toggle;
 use roomlink_domain::error::{Error, Result};
@@ -199,6 +200,8 @@ impl CalendarPusher {
             Ok(meetings) => meetings,
             Err(e) => return RoomOutcome::Skipped(room.id, e),
         };
+        // The panel shows what the API would: no titles for a REDACTED room.
+        let meetings = as_shown(meetings, room.privacy.as_ref());
         let push = CalendarPush::of(window, &meetings);
         let fingerprint = push.fingerprint(&destination(&target));
         if self.fingerprints().get(&room.id) == Some(&fingerprint) {

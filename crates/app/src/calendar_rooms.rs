@@ -5,10 +5,11 @@
 use super::calendars::{CalendarService, OpenAccount};
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::ListPosition;
-use roomlink_domain::enums::{CalendarType, Toggle};
+use roomlink_domain::enums::{CalendarType, MeetingPrivacyMode, Toggle};
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
 use roomlink_domain::ports::EndpointStore;
+use roomlink_domain::webhook::event::CalendarUnreadable;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -19,8 +20,12 @@ const PAGE: usize = 1000;
 /// A room a calendar round looks at.
 pub struct CalendarRoom {
     pub id: EndpointId,
+    pub name: String,
+    pub listener_service_id: Option<String>,
     pub calendar_id: String,
     pub calendar_type: CalendarType,
+    /// Whether its meetings' titles may be shown (`calendar::upcoming::as_shown`).
+    pub privacy: Option<MeetingPrivacyMode>,
 }
 
 /// Which rooms a round is for: the endpoint's toggle of that round.
@@ -35,8 +40,11 @@ impl CalendarRoom {
         let profile = endpoint.profile();
         Some(CalendarRoom {
             id: endpoint.id().clone(),
+            name: endpoint.name().to_owned(),
+            listener_service_id: profile.listener_service_id().map(|l| l.as_str().to_owned()),
             calendar_id: profile.calendar_id()?.as_str().to_owned(),
             calendar_type: *profile.calendar_type()?,
+            privacy: profile.meeting_privacy_mode().copied(),
         })
     }
 }
@@ -48,6 +56,8 @@ pub struct RoomPage {
     /// Why a calendar type's account cannot be used: once per type and walk, against the
     /// first room of that type. Its other rooms are left out.
     pub unreadable: Vec<(EndpointId, Error)>,
+    /// The rooms left out because their type's account cannot be used, with why.
+    pub left_out: Vec<(CalendarRoom, CalendarUnreadable)>,
     /// Every room the round is switched on for on this page (also those left out).
     pub selected: Vec<EndpointId>,
 }
@@ -58,8 +68,8 @@ pub struct RoomWalk<'a> {
     endpoints: &'a dyn EndpointStore,
     enterprise: &'a EnterpriseId,
     toggle: RoundToggle,
-    /// `None`: the type's account cannot be used this walk.
-    accounts: HashMap<CalendarType, Option<Arc<OpenAccount>>>,
+    /// Each type's account, or why it cannot be used this walk.
+    accounts: HashMap<CalendarType, std::result::Result<Arc<OpenAccount>, CalendarUnreadable>>,
     after: Option<ListPosition>,
     done: bool,
 }
@@ -96,6 +106,7 @@ impl<'a> RoomWalk<'a> {
         let mut found = RoomPage {
             ready: Vec::new(),
             unreadable: Vec::new(),
+            left_out: Vec::new(),
             selected: Vec::new(),
         };
         for endpoint in &page.endpoints {
@@ -111,13 +122,17 @@ impl<'a> RoomWalk<'a> {
                         .reading_account(self.enterprise, room.calendar_type)
                         .await
                         .map(Arc::new)
-                        .map_err(|e| found.unreadable.push((room.id.clone(), e)))
-                        .ok();
+                        .map_err(|e| {
+                            let why = CalendarUnreadable::of(&e);
+                            found.unreadable.push((room.id.clone(), e));
+                            why
+                        });
                     vacant.insert(opened).clone()
                 }
             };
-            if let Some(account) = account {
-                found.ready.push((room, account));
+            match account {
+                Ok(account) => found.ready.push((room, account)),
+                Err(why) => found.left_out.push((room, why)),
             }
         }
         Ok(Some(found))

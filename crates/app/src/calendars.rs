@@ -19,7 +19,7 @@ use roomlink_domain::calendar::account::{
     readable_type, uses_token_url,
 };
 use roomlink_domain::calendar::meeting::MeetingRules;
-use roomlink_domain::calendar::upcoming::{MeetingWindow, UpcomingMeeting, upcoming};
+use roomlink_domain::calendar::upcoming::{MeetingWindow, UpcomingMeeting, as_shown, upcoming};
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
@@ -194,8 +194,10 @@ impl CalendarService {
         })?;
         let account = self.reading_account(enterprise, calendar_type).await?;
         // Asked now: a kept copy is used only once the calendar system confirms it.
-        self.read(&account, id, calendar_id.as_str(), window, 0)
-            .await
+        let meetings = self
+            .read(&account, id, calendar_id.as_str(), window, 0)
+            .await?;
+        Ok(as_shown(meetings, profile.meeting_privacy_mode()))
     }
 
     /// The enterprise's account of `calendar_type` as a reader is to use it (its password

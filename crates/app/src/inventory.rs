@@ -13,6 +13,7 @@ use roomlink_domain::inventory::{
 use roomlink_domain::ports::{
     Clock, CommandTarget, EndpointStore, InventoryStore, ListenerTransport,
 };
+use roomlink_domain::rules::csv::export::Inventories;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -140,6 +141,24 @@ impl InventoryService {
             return Err(id.not_found());
         }
         self.store.inventory(enterprise, id).await
+    }
+
+    /// The records of those of `endpoints` that have one, by endpoint (for an export that
+    /// includes them: the caller has listed the endpoints already).
+    pub async fn of_endpoints(
+        &self,
+        principal: &Principal,
+        endpoints: &[EndpointId],
+    ) -> Result<Inventories> {
+        principal.authorize(Operation::ListInventory, Target::Enterprise)?;
+        let records = self
+            .store
+            .inventories(&principal.enterprise_id, endpoints)
+            .await?;
+        Ok(records
+            .into_iter()
+            .map(|r| (r.endpoint_id.clone(), r))
+            .collect())
     }
 
     /// One page of the fleet listing; `limit` as [`page_size`].

@@ -222,6 +222,7 @@ impl Services {
             endpoints: store.clone(),
             claims: store.clone(),
             failures: store.clone(),
+            webhooks: store.clone(),
             poll_lease: store.clone(),
             calendars: calendars.clone(),
             control: control.clone(),
@@ -280,6 +281,7 @@ impl Services {
                 clock: ports.clock.clone(),
                 owner: ports.ids.entity_id(),
                 policy: policies.webhook_delivery,
+                counts: Default::default(),
             }),
             health_watch: Arc::new(webhooks::HealthWatch {
                 health: health.clone(),

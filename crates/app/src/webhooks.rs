@@ -13,8 +13,8 @@ use roomlink_domain::ids::{EnterpriseId, WebhookId};
 use roomlink_domain::listener::ListenerHealth;
 use roomlink_domain::live::LiveTopic;
 use roomlink_domain::ports::{
-    ClaimedWebhook, Clock, EnterpriseStore, HealthSubject, IdGenerator, OutgoingWebhook, PollLease,
-    SecretSealer, WebhookSender, WebhookStore,
+    ClaimedWebhook, Clock, EnterpriseStore, HealthScope, HealthSubject, IdGenerator,
+    OutgoingWebhook, PollLease, SecretSealer, WebhookSender, WebhookStore,
 };
 use roomlink_domain::secret::Secret;
 use roomlink_domain::webhook::{
@@ -23,6 +23,7 @@ use roomlink_domain::webhook::{
 };
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most deliveries one page lists: the API's page bound.
 pub const MAX_DELIVERY_PAGE: usize = roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
@@ -296,6 +297,48 @@ pub struct WebhookDeliveries {
     pub clock: Arc<dyn Clock>,
     pub owner: String,
     pub policy: DeliveryPolicy,
+    pub counts: DeliveryCounts,
+}
+
+/// What this instance's attempts came to since it started (`/metrics`).
+#[derive(Debug, Default)]
+pub struct DeliveryCounts {
+    delivered: AtomicU64,
+    failed: AtomicU64,
+    paused: AtomicU64,
+}
+
+/// A reading of [`DeliveryCounts`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeliveryTotals {
+    /// Attempts the receiver answered with a 2xx.
+    pub delivered: u64,
+    /// Attempts that failed (another status, a timeout, a refused target).
+    pub failed: u64,
+    /// Subscriptions paused because a delivery's retries were spent.
+    pub paused: u64,
+}
+
+impl DeliveryCounts {
+    fn record(&self, delivered: bool, paused: bool) {
+        let counter = if delivered {
+            &self.delivered
+        } else {
+            &self.failed
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        if paused {
+            self.paused.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn totals(&self) -> DeliveryTotals {
+        DeliveryTotals {
+            delivered: self.delivered.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            paused: self.paused.load(Ordering::Relaxed),
+        }
+    }
 }
 
 impl WebhookDeliveries {
@@ -373,6 +416,7 @@ impl WebhookDeliveries {
                     pause.as_deref(),
                 )
                 .await?;
+            self.counts.record(ok, pause.is_some());
             attempts += 1;
             if !ok {
                 break;
@@ -442,7 +486,12 @@ impl HealthWatch {
         let subjects: Vec<HealthSubject> = rooms.chain(listeners).collect();
         let queued = self
             .store
-            .record_health(enterprise, &subjects, self.clock.now_ms())
+            .record_health(
+                enterprise,
+                HealthScope::Fleet,
+                &subjects,
+                self.clock.now_ms(),
+            )
             .await?;
         // After the commit: a page told of the change reads the history that records it.
         self.tell_browsers(enterprise, &subjects);
@@ -469,6 +518,7 @@ impl HealthWatch {
                 HealthSubject::Listener { id, health, .. } => {
                     listeners.push((id.as_str(), health.as_str()))
                 }
+                HealthSubject::Calendar { .. } => {}
             }
         }
         self.changes.observed(enterprise, LiveTopic::Health, &rooms);

@@ -659,9 +659,15 @@ fn compare(rows: &mut [RowPlan], baseline: &Baseline, after: &[Endpoint]) -> Che
 pub fn export(
     client: &Client,
     output: Option<&Path>,
+    with_inventory: bool,
     out: &mut dyn Write,
 ) -> Result<Status, CliError> {
-    let url = client.url(&["api", "endpoints", "csv"], &[]);
+    let include: &[(&str, &str)] = if with_inventory {
+        &[("include", "inventory")]
+    } else {
+        &[]
+    };
+    let url = client.url(&["api", "endpoints", "csv"], include);
     let mut response = client.send(client.request(Method::GET, url))?;
     match output {
         None => {

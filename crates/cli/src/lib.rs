@@ -139,7 +139,7 @@ pub enum WebhookCommand {
         url: String,
         /// Event types, comma-separated (room.offline, room.degraded, room.online,
         /// listener.offline, listener.online, call.started, call.ended, command.failed,
-        /// inventory.changed)
+        /// inventory.changed, calendar.unreadable, calendar.readable)
         #[arg(long, value_delimiter = ',', required = true)]
         events: Vec<String>,
         #[arg(long)]
@@ -209,6 +209,10 @@ pub enum CsvCommand {
         /// Write to this file instead of standard output
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Add read-only inventory.* columns: what each room reported at its last inventory
+        /// read (csv upload ignores them)
+        #[arg(long)]
+        inventory: bool,
     },
 }
 
@@ -318,8 +322,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
         Command::Csv(CsvCommand::Upload { plan }) => {
             csvcmd::upload(&client(g)?, &plan_options(plan, g), out)
         }
-        Command::Csv(CsvCommand::Export { output }) => {
-            csvcmd::export(&client(g)?, output.as_deref(), out)
+        Command::Csv(CsvCommand::Export { output, inventory }) => {
+            csvcmd::export(&client(g)?, output.as_deref(), *inventory, out)
         }
         Command::Token(command) => {
             let c = client(g)?;

@@ -299,6 +299,22 @@ fn three_megabytes_validate_upload_in_parts_and_export_losslessly() {
     eprintln!("csv export: {:.1} s", started.elapsed().as_secs_f64());
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains(&format!("exported {ROWS} endpoints")));
+    // With --inventory: the same rows, and the read-only inventory columns after them (blank:
+    // these rooms were never read).
+    let with_inventory = service.dir.path().join("export-inventory.csv");
+    let out = run(service
+        .ctl()
+        .env("ROOMLINKCTL_TOKEN", &token)
+        .args(["csv", "export", "--inventory", "-o"])
+        .arg(&with_inventory));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(&format!("exported {ROWS} endpoints")));
+    let head = std::fs::read_to_string(&with_inventory).unwrap();
+    let head = head.lines().next().unwrap().to_owned();
+    assert!(
+        head.ends_with(",inventory.readat,inventory.lastfailure"),
+        "{head}"
+    );
     let mut reader = csv::Reader::from_path(&exported).unwrap();
     let header: Vec<String> = reader
         .headers()

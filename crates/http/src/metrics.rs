@@ -19,6 +19,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+use roomlink_app::webhooks::DeliveryTotals;
 use roomlink_domain::health::HealthCounts;
 use roomlink_domain::ports::PoolStatus;
 use std::time::Duration;
@@ -58,6 +59,11 @@ struct LimitLabels {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PoolLabels {
     state: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
 }
 
 type Durations = Family<RouteLabels, Histogram, fn() -> Histogram>;
@@ -185,14 +191,15 @@ impl Metrics {
         self.limited.get_or_create(&LimitLabels { limit }).inc();
     }
 
-    /// The exposition, in the OpenMetrics text format.
-    /// The metrics text; `live_streams`: browsers' event streams open on this instance.
-    pub fn render(
-        &self,
-        pool: Option<PoolStatus>,
-        rooms: Option<HealthCounts>,
-        live_streams: usize,
-    ) -> String {
+    /// The exposition, in the OpenMetrics text format: the counters kept here and what the
+    /// rest of the service reads at this scrape.
+    pub fn render(&self, readings: Readings) -> String {
+        let Readings {
+            pool,
+            rooms,
+            live_streams,
+            webhooks,
+        } = readings;
         let mut out = String::with_capacity(4096);
         // Writing into a String cannot fail.
         let _ = text::encode_registry(&mut out, &self.registry);
@@ -203,6 +210,7 @@ impl Metrics {
             ConstGauge::new(i64::try_from(live_streams).unwrap_or(i64::MAX)),
         );
         let _ = text::encode_registry(&mut out, &live);
+        let _ = text::encode_registry(&mut out, &webhook_registry(webhooks));
         if let Some(pool) = pool {
             let _ = text::encode_registry(&mut out, &pool_registry(pool));
         }
@@ -212,6 +220,41 @@ impl Metrics {
         let _ = text::encode_eof(&mut out);
         out
     }
+}
+
+/// What a scrape reads from the rest of the service at that moment.
+#[derive(Debug, Default)]
+pub struct Readings {
+    /// The database pool; `None` when the store has none.
+    pub pool: Option<PoolStatus>,
+    /// Rooms per health state; `None` when the database could not say.
+    pub rooms: Option<HealthCounts>,
+    /// Browsers' event streams open on this instance.
+    pub live_streams: usize,
+    /// This instance's webhook attempts since it started.
+    pub webhooks: DeliveryTotals,
+}
+
+/// This instance's webhook attempts by outcome, and the subscriptions its attempts paused.
+fn webhook_registry(totals: DeliveryTotals) -> Registry {
+    let mut registry = Registry::default();
+    let attempts = Family::<OutcomeLabels, Counter>::default();
+    for (outcome, n) in [("delivered", totals.delivered), ("failed", totals.failed)] {
+        attempts.get_or_create(&OutcomeLabels { outcome }).inc_by(n);
+    }
+    registry.register(
+        "roomlink_webhook_attempts",
+        "Webhook delivery attempts made by this instance, by outcome (failed: any answer but 2xx, a timeout, a refused target)",
+        attempts,
+    );
+    let paused = Counter::<u64>::default();
+    paused.inc_by(totals.paused);
+    registry.register(
+        "roomlink_webhook_subscriptions_paused",
+        "Subscriptions this instance paused because a delivery's retries were spent",
+        paused,
+    );
+    registry
 }
 
 /// The fleet's rooms per health state (every enterprise; the same on every instance, so a
@@ -314,11 +357,12 @@ async fn serve(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
             None
         }
     };
-    let text = state.metrics.render(
-        state.services.housekeeping.pool_status(),
+    let text = state.metrics.render(Readings {
+        pool: state.services.housekeeping.pool_status(),
         rooms,
-        state.live.open_streams(),
-    );
+        live_streams: state.live.open_streams(),
+        webhooks: state.services.webhook_deliveries.counts.totals(),
+    });
     let content_type = if wants_openmetrics(&req) {
         OPENMETRICS
     } else {
@@ -346,22 +390,30 @@ mod tests {
             Some("ExternalSystemTimedOut"),
         );
         m.record_limited("address");
-        let text = m.render(
-            Some(PoolStatus {
+        let text = m.render(Readings {
+            pool: Some(PoolStatus {
                 max_size: 16,
                 size: 3,
                 available: 1,
                 waiting: 0,
             }),
-            Some(HealthCounts {
+            rooms: Some(HealthCounts {
                 ok: 5,
                 degraded: 1,
                 offline: 2,
             }),
-            3,
-        );
+            live_streams: 3,
+            webhooks: DeliveryTotals {
+                delivered: 7,
+                failed: 2,
+                paused: 1,
+            },
+        });
         for line in [
             "roomlink_live_streams 3",
+            "roomlink_webhook_attempts_total{outcome=\"delivered\"} 7",
+            "roomlink_webhook_attempts_total{outcome=\"failed\"} 2",
+            "roomlink_webhook_subscriptions_paused_total 1",
             "roomlink_http_requests_total{method=\"GET\",route=\"/api/endpoints\",status=\"200\"} 2",
             "roomlink_http_request_duration_seconds_bucket{le=\"0.0025\",method=\"GET\",route=\"/api/endpoints\"} 1",
             "roomlink_http_request_duration_seconds_bucket{le=\"2.5\",method=\"GET\",route=\"/api/endpoints\"} 1",
@@ -406,7 +458,7 @@ mod tests {
         let m = Metrics::default();
         let odd = Method::from_bytes(b"X-SCAN-1").expect("a method token");
         m.record(&odd, "(unmatched)", 404, Duration::ZERO, None);
-        let text = m.render(None, None, 0);
+        let text = m.render(Readings::default());
         assert!(!text.contains("roomlink_db_pool"), "{text}");
         assert!(!text.contains("X-SCAN-1"), "{text}");
         assert!(text.contains(

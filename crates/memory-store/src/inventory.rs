@@ -139,6 +139,18 @@ impl InventoryStore for MemoryStore {
         Ok(InventoryPage::of(records, limit))
     }
 
+    async fn inventories(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoints: &[EndpointId],
+    ) -> Result<Vec<EndpointInventory>> {
+        let mut found = Vec::new();
+        for id in endpoints {
+            found.extend(self.record(enterprise, id)?);
+        }
+        Ok(found)
+    }
+
     async fn inventory_attempts(
         &self,
         enterprise: &EnterpriseId,

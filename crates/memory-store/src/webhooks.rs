@@ -7,7 +7,7 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::health::HealthChange;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, WebhookId};
-use roomlink_domain::ports::{ClaimedWebhook, HealthSubject, WebhookStore};
+use roomlink_domain::ports::{ClaimedWebhook, HealthScope, HealthSubject, WebhookStore};
 use roomlink_domain::secret::SealedSecret;
 use roomlink_domain::webhook::{
     AttemptOutcome, Delivery, DeliveryPage, DeliveryState, DueDelivery, Event, MAX_SUBSCRIPTIONS,
@@ -370,6 +370,7 @@ impl WebhookStore for MemoryStore {
     async fn record_health(
         &self,
         enterprise: &EnterpriseId,
+        scope: HealthScope,
         subjects: &[HealthSubject],
         now: i64,
     ) -> Result<u64> {
@@ -395,8 +396,9 @@ impl WebhookStore for MemoryStore {
                 events += s.emit(enterprise, &event, None);
             }
         }
-        s.health
-            .retain(|(e, key), _| e != enterprise || seen.contains(key));
+        s.health.retain(|(e, key), _| {
+            e != enterprise || !scope.kinds().contains(&key.0) || seen.contains(key)
+        });
         Ok(events)
     }
 

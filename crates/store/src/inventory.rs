@@ -204,6 +204,31 @@ impl InventoryStore for DbStore {
         Ok(InventoryPage::of(records, limit))
     }
 
+    async fn inventories(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoints: &[EndpointId],
+    ) -> Result<Vec<EndpointInventory>> {
+        let ids: Vec<&str> = endpoints.iter().map(EndpointId::as_str).collect();
+        let mut found = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(IN_CHUNK) {
+            let rows: Vec<Row> = db_run!(self, |c| {
+                let rows = inv::table
+                    .inner_join(endpoints::table)
+                    .filter(inv::enterprise_id.eq(enterprise.as_str()))
+                    .filter(inv::endpoint_id.eq_any(chunk))
+                    .select(record_columns!())
+                    .load(c)
+                    .await?;
+                Ok(rows)
+            })?;
+            for row in rows {
+                found.push(record(row)?);
+            }
+        }
+        Ok(found)
+    }
+
     async fn inventory_attempts(
         &self,
         enterprise: &EnterpriseId,

@@ -17,7 +17,7 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::Error;
 use roomlink_domain::health::{HealthChange, HealthState, RecordedReason};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, WebhookId};
-use roomlink_domain::ports::{ClaimedWebhook, HealthSubject, WebhookStore};
+use roomlink_domain::ports::{ClaimedWebhook, HealthScope, HealthSubject, WebhookStore};
 use roomlink_domain::secret::SealedSecret;
 use roomlink_domain::webhook::{
     AttemptOutcome, Delivery, DeliveryPage, DeliveryState, DueDelivery, Event, EventType,
@@ -539,6 +539,7 @@ impl WebhookStore for DbStore {
     async fn record_health(
         &self,
         enterprise: &EnterpriseId,
+        scope: HealthScope,
         subjects: &[HealthSubject],
         now: i64,
     ) -> Result<u64> {
@@ -606,7 +607,7 @@ impl WebhookStore for DbStore {
                 }
             }
             // A deleted room or listener is forgotten: were it back, it starts afresh.
-            for kind in ["room", "listener"] {
+            for &kind in scope.kinds() {
                 let gone: Vec<&str> = stored
                     .keys()
                     .filter(|(k, id)| k == kind && !seen.contains(&(kind, id.as_str())))

@@ -3,6 +3,7 @@
 
 use super::CalendarEvent;
 use super::meeting::{Detection, MeetingRules, MeetingToDial, detect};
+use crate::enums::MeetingPrivacyMode;
 use crate::error::Error;
 use serde::Serialize;
 
@@ -69,6 +70,21 @@ pub struct UpcomingMeeting {
     pub dial: Option<MeetingToDial>,
     /// Why the event's meeting link cannot be dialled, when it has one.
     pub not_dialable: Option<String>,
+}
+
+/// The meetings as a room with `privacy` may show them, in the API, the console and on its
+/// panel: `REDACTED` leaves every title out; `VISIBLE` or unset keeps them. Only titles: the
+/// times and what the room would dial are the room's to act on.
+pub fn as_shown(
+    mut meetings: Vec<UpcomingMeeting>,
+    privacy: Option<&MeetingPrivacyMode>,
+) -> Vec<UpcomingMeeting> {
+    if privacy == Some(&MeetingPrivacyMode::Redacted) {
+        for meeting in &mut meetings {
+            meeting.title = None;
+        }
+    }
+    meetings
 }
 
 /// The window's events, cancelled ones left out, each with its detected meeting.
@@ -138,6 +154,30 @@ mod tests {
         let json = serde_json::to_value(&meetings[0]).unwrap();
         assert_eq!(json["dial"]["meetingType"], "MEETME");
         assert_eq!(json["start"], NOW);
+    }
+
+    #[test]
+    fn a_redacted_room_shows_no_title_and_everything_else() {
+        let read = || {
+            upcoming(
+                vec![event("a", "https://bluejeans.com/123456789/4321", false)],
+                &MeetingRules::default(),
+            )
+        };
+        let redacted = as_shown(read(), Some(&MeetingPrivacyMode::Redacted));
+        assert_eq!(redacted[0].title, None);
+        assert_eq!(
+            redacted[0].dial,
+            read()[0].dial,
+            "the room still knows what to dial"
+        );
+        assert_eq!(
+            (redacted[0].start, redacted[0].end),
+            (read()[0].start, read()[0].end)
+        );
+        for kept in [Some(&MeetingPrivacyMode::Visible), None] {
+            assert_eq!(as_shown(read(), kept), read());
+        }
     }
 
     #[test]

@@ -378,6 +378,12 @@ pub trait InventoryStore: Send + Sync {
         after: Option<EndpointId>,
         limit: usize,
     ) -> Result<InventoryPage>;
+    /// The records of those of `endpoints` that have one, in no particular order.
+    async fn inventories(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoints: &[EndpointId],
+    ) -> Result<Vec<EndpointInventory>>;
     /// When each of `endpoints` that has a record was last tried.
     async fn inventory_attempts(
         &self,

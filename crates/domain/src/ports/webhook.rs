@@ -7,7 +7,7 @@ use crate::health::{HealthChange, HealthReason, HealthState};
 use crate::ids::{EndpointId, EnterpriseId, WebhookId};
 use crate::listener::ListenerHealth;
 use crate::secret::{SealedSecret, Secret};
-use crate::webhook::event::RoomRef;
+use crate::webhook::event::{CalendarRef, CalendarUnreadable, RoomRef};
 use crate::webhook::{
     AttemptOutcome, DeliveryPage, DueDelivery, Event, Subscription, SubscriptionDraft,
 };
@@ -24,6 +24,10 @@ pub struct ClaimedWebhook {
     pub secret: SealedSecret,
     pub lease_until: i64,
 }
+
+/// A calendar's recorded states.
+const CALENDAR_UNREADABLE: &str = "unreadable";
+const CALENDAR_READABLE: &str = "readable";
 
 /// What the health watch observed of one subject, to compare with what was last recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +46,34 @@ pub enum HealthSubject {
         health: ListenerHealth,
         last_contact: Option<i64>,
     },
+    /// A room's calendar as an auto-join round read it: `unreadable` says why it could not.
+    Calendar {
+        endpoint_id: String,
+        name: String,
+        listener_service_id: Option<String>,
+        calendar_type: String,
+        calendar_id: String,
+        unreadable: Option<CalendarUnreadable>,
+    },
+}
+
+/// Which subjects one observation covers: recorded states of these kinds that it does not
+/// name are forgotten (their room or listener is gone, or no longer in the round). The health
+/// watch sees rooms and listeners; auto-join rounds see the calendars of their rooms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HealthScope {
+    Fleet,
+    Calendars,
+}
+
+impl HealthScope {
+    /// The subject kinds (as [`HealthSubject::key`] names them) it covers.
+    pub fn kinds(self) -> &'static [&'static str] {
+        match self {
+            HealthScope::Fleet => &["room", "listener"],
+            HealthScope::Calendars => &["calendar"],
+        }
+    }
 }
 
 impl HealthSubject {
@@ -50,6 +82,7 @@ impl HealthSubject {
         match self {
             HealthSubject::Room { endpoint_id, .. } => ("room", endpoint_id),
             HealthSubject::Listener { id, .. } => ("listener", id),
+            HealthSubject::Calendar { endpoint_id, .. } => ("calendar", endpoint_id),
         }
     }
 
@@ -59,6 +92,7 @@ impl HealthSubject {
         match self {
             HealthSubject::Room { state, .. } => *state == HealthState::Ok,
             HealthSubject::Listener { health, .. } => *health == ListenerHealth::Online,
+            HealthSubject::Calendar { unreadable, .. } => unreadable.is_none(),
         }
     }
 
@@ -69,7 +103,7 @@ impl HealthSubject {
             HealthSubject::Room { state, reasons, .. } => {
                 HealthChange::of(previous.and_then(HealthState::parse), *state, reasons, now)
             }
-            HealthSubject::Listener { .. } => None,
+            HealthSubject::Listener { .. } | HealthSubject::Calendar { .. } => None,
         }
     }
 
@@ -103,6 +137,34 @@ impl HealthSubject {
                 let previous = previous.and_then(ListenerHealth::parse);
                 let event = Event::listener_health(id, name, previous, *health, *last_contact, now);
                 (health.as_str(), event)
+            }
+            HealthSubject::Calendar {
+                endpoint_id,
+                name,
+                listener_service_id,
+                calendar_type,
+                calendar_id,
+                unreadable,
+            } => {
+                let room = RoomRef {
+                    endpoint_id,
+                    name,
+                    listener_service_id: listener_service_id.as_deref(),
+                };
+                let calendar = CalendarRef {
+                    calendar_type,
+                    calendar_id,
+                };
+                // Only the unreadable state is stored: none recorded is readable or unseen.
+                let previously = previous.map(|p| p != CALENDAR_UNREADABLE);
+                let event =
+                    Event::calendar_read(&room, &calendar, previously, unreadable.as_ref(), now);
+                let state = if unreadable.is_some() {
+                    CALENDAR_UNREADABLE
+                } else {
+                    CALENDAR_READABLE
+                };
+                (state, event)
             }
         }
     }
@@ -202,12 +264,13 @@ pub trait WebhookStore: Send + Sync {
     async fn release_webhook(&self, id: &WebhookId, owner: &str) -> Result<()>;
     /// Compares `subjects` with the states last recorded for the enterprise (none recorded:
     /// healthy, or not seen before), records the changes (a healthy state by removing the
-    /// record) and forgets subjects no longer there, and queues the events of the changes
-    /// (`Event::room_health`, `Event::listener_health`) and the rooms' history entries, all in
-    /// one transaction. How many deliveries were queued.
+    /// record) and forgets subjects of `scope`'s kinds no longer there, and queues the events
+    /// of the changes ([`HealthSubject::observe`]) and the rooms' history entries, all in one
+    /// transaction. How many deliveries were queued.
     async fn record_health(
         &self,
         enterprise: &EnterpriseId,
+        scope: HealthScope,
         subjects: &[HealthSubject],
         now: i64,
     ) -> Result<u64>;

@@ -35,6 +35,8 @@ event_types! {
     CallEnded => "call.ended",
     CommandFailed => "command.failed",
     InventoryChanged => "inventory.changed",
+    CalendarUnreadable => "calendar.unreadable",
+    CalendarReadable => "calendar.readable",
     WebhookTest => "webhook.test",
 }
 
@@ -51,6 +53,8 @@ impl EventType {
         EventType::CallEnded,
         EventType::CommandFailed,
         EventType::InventoryChanged,
+        EventType::CalendarUnreadable,
+        EventType::CalendarReadable,
     ];
 
     pub fn parse(text: &str) -> Option<Self> {
@@ -164,6 +168,38 @@ impl Event {
         ))
     }
 
+    /// A room's calendar could not be read by an auto-join round (`reason`: why), or could
+    /// again after it could not. Nothing when nothing changed, nor for a first read that
+    /// worked.
+    pub fn calendar_read(
+        room: &RoomRef<'_>,
+        calendar: &CalendarRef<'_>,
+        previously_readable: Option<bool>,
+        reason: Option<&CalendarUnreadable>,
+        now: i64,
+    ) -> Option<Event> {
+        let readable = reason.is_none();
+        let event_type = match (previously_readable, readable) {
+            (Some(before), now_readable) if before == now_readable => return None,
+            (None, true) => return None,
+            (_, true) => EventType::CalendarReadable,
+            (_, false) => EventType::CalendarUnreadable,
+        };
+        Some(Event::new(
+            event_type,
+            now,
+            json!({
+                "endpointId": room.endpoint_id,
+                "name": room.name,
+                "listenerServiceId": room.listener_service_id,
+                "calendarType": calendar.calendar_type,
+                "calendarId": calendar.calendar_id,
+                "errorName": reason.map(|r| r.error_name.as_str()),
+                "errorMessage": reason.map(|r| r.error_message.as_str()),
+            }),
+        ))
+    }
+
     /// A call session opened (`roomlink_domain::usage`): the room was first seen in a call.
     pub fn call_started(endpoint_id: &str, started: i64, source: &str) -> Event {
         Event::new(
@@ -271,4 +307,28 @@ pub struct RoomRef<'a> {
     pub endpoint_id: &'a str,
     pub name: &'a str,
     pub listener_service_id: Option<&'a str>,
+}
+
+/// The calendar a `calendar.*` event is about.
+#[derive(Debug, Clone, Copy)]
+pub struct CalendarRef<'a> {
+    pub calendar_type: &'a str,
+    pub calendar_id: &'a str,
+}
+
+/// Why a room's calendar could not be read: the catalog error's name and message, which
+/// name no credential (the calendar readers' errors are written for callers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CalendarUnreadable {
+    pub error_name: String,
+    pub error_message: String,
+}
+
+impl CalendarUnreadable {
+    pub fn of(error: &crate::error::Error) -> Self {
+        CalendarUnreadable {
+            error_name: error.kind().name().to_owned(),
+            error_message: error.message().to_owned(),
+        }
+    }
 }

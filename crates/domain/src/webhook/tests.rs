@@ -99,6 +99,56 @@ fn listener_events_skip_unknown_states_and_a_first_online() {
 }
 
 #[test]
+fn a_calendar_read_is_news_when_it_starts_failing_and_when_it_is_read_again() {
+    use crate::ports::HealthSubject;
+    let why = event::CalendarUnreadable {
+        error_name: "CalendarServerException".into(),
+        error_message: "the calendar server answered 401".into(),
+    };
+    let subject = |unreadable: Option<&event::CalendarUnreadable>| HealthSubject::Calendar {
+        endpoint_id: "e1".into(),
+        name: "Fjord".into(),
+        listener_service_id: Some("l1".into()),
+        calendar_type: "CALDAV".into(),
+        calendar_id: "fjord@corp.example".into(),
+        unreadable: unreadable.cloned(),
+    };
+    let ev = |previous: Option<&str>, unreadable| {
+        let (state, event) = subject(unreadable).observe(previous, 5);
+        (state, event.map(|e| e.event_type))
+    };
+    // Only the unreadable state is ever stored: none recorded means read, or never seen.
+    assert_eq!(ev(None, None), ("readable", None));
+    assert_eq!(
+        ev(None, Some(&why)),
+        ("unreadable", Some(EventType::CalendarUnreadable))
+    );
+    assert_eq!(ev(Some("unreadable"), Some(&why)), ("unreadable", None));
+    assert_eq!(
+        ev(Some("unreadable"), None),
+        ("readable", Some(EventType::CalendarReadable))
+    );
+    assert!(!subject(Some(&why)).is_healthy() && subject(None).is_healthy());
+    assert_eq!(subject(None).key(), ("calendar", "e1"));
+    assert_eq!(
+        subject(Some(&why)).room_change(None, 5),
+        None,
+        "no room history"
+    );
+    let (_, event) = subject(Some(&why)).observe(None, 5);
+    let body: serde_json::Value = serde_json::from_str(&event.unwrap().body()).unwrap();
+    assert_eq!(
+        body["data"],
+        serde_json::json!({
+            "endpointId": "e1", "name": "Fjord", "listenerServiceId": "l1",
+            "calendarType": "CALDAV", "calendarId": "fjord@corp.example",
+            "errorName": "CalendarServerException",
+            "errorMessage": "the calendar server answered 401",
+        })
+    );
+}
+
+#[test]
 fn a_failed_command_is_an_event_and_nothing_else_is() {
     let entry = AuditEntry::sample(
         &crate::ids::EnterpriseId::from_trusted("x".into()),

@@ -101,6 +101,19 @@ export async function request(path: string, call: Call = {}): Promise<Response> 
   return response;
 }
 
+/** Saves what `path` answers as the file `name` (the token goes in a header, never a URL). */
+export async function download(path: string, name: string, query: Call["query"] = {}): Promise<void> {
+  const blob = await (await request(path, { query })).blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 export async function get<T>(path: string, query?: Call["query"]): Promise<T> {
   return (await (await request(path, { query })).json()) as T;
 }

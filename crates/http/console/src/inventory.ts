@@ -2,8 +2,8 @@
 // filtered here by model, software version and peripheral kind, rooms missing a peripheral
 // first.
 
-import { ApiError, Endpoint, get, request } from "./api";
-import { ago, h, replace } from "./dom";
+import { ApiError, Endpoint, download, get, request } from "./api";
+import { ago, h, notify, replace } from "./dom";
 import { follow } from "./stream";
 
 interface Peripheral { kind: string; id?: string; name?: string; model?: string; serialNumber?: string; softwareVersion?: string; connected: boolean }
@@ -91,8 +91,18 @@ export function inventoryPage(main: HTMLElement): () => void {
         })))));
   };
   for (const select of [model, version, kind]) select.addEventListener("change", render);
+  const exportButton = h("button", {
+    type: "button", class: "secondary", id: "inventory-export", onclick: async () => {
+      try {
+        await download("/api/endpoints/csv", "rooms-with-inventory.csv", { include: "inventory" });
+      } catch (e) {
+        notify(`Export failed: ${errorText(e)}`, "error");
+      }
+    },
+  }, "Export rooms with inventory as CSV");
   replace(main, h("h1", null, "Inventory"),
     h("p", null, "What each room system says about itself, read through its listener during the status poll rounds (each room about once an hour)."),
+    h("p", null, exportButton),
     h("div", { class: "filters" },
       h("div", { class: "field" }, h("label", { for: "inventory-model" }, "Model"), model),
       h("div", { class: "field" }, h("label", { for: "inventory-version" }, "Software"), version),

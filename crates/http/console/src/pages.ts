@@ -1,6 +1,6 @@
 // Listeners, failures, the audit log and the CSV import/export.
 
-import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, get, request, send } from "./api";
+import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, download, get, request, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
 import { follow } from "./stream";
 
@@ -198,14 +198,7 @@ export function importPage(main: HTMLElement): () => void {
   const exportButton = h("button", {
     type: "button", class: "secondary", onclick: async () => {
       try {
-        const response = await request("/api/endpoints/csv", { query: {} });
-        const blob = await response.blob();
-        const url = URL.createObjectURL(blob);
-        const a = h("a", { href: url, download: "endpoints.csv" });
-        document.body.appendChild(a);
-        a.click();
-        a.remove();
-        window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+        await download("/api/endpoints/csv", "endpoints.csv");
       } catch (e) {
         notify(`Export failed: ${errorText(e)}`, "error");
       }

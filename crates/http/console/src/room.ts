@@ -1,5 +1,6 @@
-// One room: live status, controls, pairing code (text and QR), paired devices, its fields
-// (PATCH, errors beside the field), its inventory, recent failures and audit entries.
+// One room: live status, controls, pairing code (text and QR), paired devices, its upcoming
+// meetings, its fields (PATCH, errors beside the field), its inventory, health history, recent
+// failures and audit entries.
 
 import { ApiError, AuditEntry, Endpoint, Failure, Listener, canWrite, get, request, send } from "./api";
 import { Child, ago, h, notify, replace, when } from "./dom";
@@ -31,6 +32,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
   const failures = h("div", null, "Loading…");
   const inventory = h("div", { id: "room-inventory" }, "Loading…");
   const health = h("div", { id: "room-health" }, "Loading…");
+  const meetings = h("div", { id: "room-meetings" }, "Loading…");
   const audit = h("div", null, canWrite() ? "Loading…" : "The audit log is for ROLE_READWRITE users.");
   let endpoint: Endpoint | null = null;
 
@@ -41,6 +43,7 @@ export function roomPage(main: HTMLElement, id: string): () => void {
     h("div", { class: "columns" },
       section("Pairing code", "pairing-title", pairing),
       section("Paired devices", "paired-title", paired)),
+    section("Upcoming meetings", "meetings-title", meetings),
     section("Fields", "fields-title", fields),
     section("Inventory", "inventory-title", inventory),
     section("Health history", "health-title", health),
@@ -166,6 +169,28 @@ export function roomPage(main: HTMLElement, id: string): () => void {
     }
   };
 
+  // The next day's meetings, as the service reads them from the room's calendar now.
+  const loadMeetings = async (room: Endpoint) => {
+    if (!room.calendarId || !room.calendarType) {
+      replace(meetings, h("p", null, "This room has no calendar: set its calendarId and calendarType below."));
+      return;
+    }
+    try {
+      const list = await get<Meeting[]>(`${path}/meetings`);
+      const redacted = room.meetingPrivacyMode === "REDACTED";
+      const joins = room.autoJoinMode === "ENABLED";
+      replace(meetings, list.length === 0 ? h("p", null, "No meeting in the next 24 hours.") :
+        h("ul", { class: "events", id: "meeting-list" }, list.map((m) => h("li", { "data-uid": m.uid },
+          h("time", null, `${clock(m.start)}–${clock(m.end)}`), " ",
+          m.title ? h("strong", null, m.title) : h("em", null, redacted ? "Private meeting" : "No title"),
+          h("div", { class: "small" }, m.dial ? (joins ? `Joins automatically: ${m.dial.meetingId ?? "the IVR"}` : `Dialable: ${m.dial.meetingId ?? "the IVR"}`) :
+            m.notDialable ? `Not dialable: ${m.notDialable}` : "No meeting link")))),
+        redacted ? h("p", { class: "small muted-text" }, "meetingPrivacyMode is REDACTED: titles are not shown here, in the API or on the room's panel.") : "");
+    } catch (e) {
+      replace(meetings, h("p", { class: "error" }, `The calendar could not be read: ${errorText(e)}`));
+    }
+  };
+
   const loadAudit = async () => {
     if (!canWrite()) return;
     try {
@@ -185,9 +210,11 @@ export function roomPage(main: HTMLElement, id: string): () => void {
         endpointFields(), get<Endpoint>(path), get<Listener[]>("/api/listenerservices")]);
       endpoint = current;
       title.textContent = current.name;
+      void loadMeetings(current);
       replace(fields, fieldForm(path, specs, current, listeners, (updated) => {
         endpoint = updated;
         title.textContent = updated.name;
+        void loadMeetings(updated);
         poke();
         void loadAudit();
       }));
@@ -210,6 +237,21 @@ export function roomPage(main: HTMLElement, id: string): () => void {
     stop();
     unfollow();
   };
+}
+
+/** One meeting as `GET /api/endpoints/{id}/meetings` answers it. */
+interface Meeting {
+  uid: string;
+  title: string | null;
+  start: number;
+  end: number;
+  dial: { meetingId?: string | null } | null;
+  notDialable: string | null;
+}
+
+/** The time of day in this browser's time zone (the window is the next 24 hours). */
+function clock(ms: number): string {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
 function display(value: unknown): string {

@@ -43,6 +43,8 @@ const EVENT_TYPES: [string, string][] = [
   ["call.ended", "a call session closed"],
   ["command.failed", "a join, hang-up, tones or mute failed"],
   ["inventory.changed", "a room's software version or model changed"],
+  ["calendar.unreadable", "an auto-join room's calendar could not be read"],
+  ["calendar.readable", "an auto-join room's calendar can be read again"],
 ];
 
 /** Deliveries per page. */

@@ -5,8 +5,11 @@
 
 import { chromium } from "playwright-core";
 import { createHmac } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const env = (name) => {
@@ -80,6 +83,43 @@ async function step(name, body) {
 function expect(condition, message) {
   if (!condition) throw new Error(message);
 }
+
+/** A real CalDAV server for the room page's meetings: Radicale (`pip install radicale`; `.ci/run`
+ * installs it) on a free loopback port, with one user; stopped when the test ends. */
+async function startRadicale() {
+  const dir = mkdtempSync(join(tmpdir(), "console-radicale-"));
+  writeFileSync(join(dir, "users"), "calendar-reader:calendar-pw\n");
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const child = spawn("python3.11", ["-m", "radicale", "--config", "", "--server-hosts", `127.0.0.1:${port}`,
+    "--storage-filesystem-folder", join(dir, "collections"), "--auth-type", "htpasswd",
+    "--auth-htpasswd-filename", join(dir, "users"), "--auth-htpasswd-encryption", "plain",
+    "--rights-type", "authenticated", "--logging-level", "warning"], { stdio: "ignore" });
+  process.on("exit", () => child.kill());
+  const listening = () => new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => { socket.end(); resolve(true); });
+    socket.on("error", () => resolve(false));
+  });
+  for (let i = 0; !(await listening()); i++) {
+    expect(i < 300 && child.exitCode === null, "Radicale listens (python3.11 -m radicale; pip install radicale)");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const auth = `Basic ${Buffer.from("calendar-reader:calendar-pw").toString("base64")}`;
+  const dav = async (method, path, body = "") => {
+    const answer = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method, body, headers: { Authorization: auth, "Content-Type": "text/calendar; charset=utf-8" },
+    });
+    expect(answer.ok, `${method} ${path}: ${answer.status}`);
+  };
+  return { baseUrl: `http://127.0.0.1:${port}/rooms/`, dav };
+}
+
+/** An iCalendar time: UTC, to the second. */
+const icalTime = (ms) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
 
 const browser = await chromium.launch({
   executablePath: env("CONSOLE_CHROMIUM"),
@@ -211,6 +251,43 @@ try {
     await page.locator("#room-live .state-idle").waitFor({ timeout: 15000 });
   });
 
+  await step("meetings: the room page lists its calendar's meetings; a REDACTED room shows no title", async () => {
+    const radicale = await startRadicale();
+    const calendarId = "board@corp.example";
+    const start = Date.now() + 2 * 3600_000;
+    await radicale.dav("MKCOL", "/rooms/");
+    await radicale.dav("MKCALENDAR", `/rooms/${calendarId}/`);
+    await radicale.dav("PUT", `/rooms/${calendarId}/review.ics`, [
+      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//roomlink//console test//EN",
+      "BEGIN:VEVENT", "UID:review@corp.example", `DTSTAMP:${icalTime(Date.now())}`,
+      `DTSTART:${icalTime(start)}`, `DTEND:${icalTime(start + 3600_000)}`, "SUMMARY:Quarterly review",
+      "DESCRIPTION:Join: https://bluejeans.com/123456789/4321", "END:VEVENT", "END:VCALENDAR", ""].join("\r\n"));
+    await api("/api/calendaraccounts/CALDAV", {
+      method: "PUT", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ baseUrl: radicale.baseUrl, username: "calendar-reader", password: "calendar-pw" }),
+    });
+    const patch = (fields) => api(`/api/endpoints/${board.id}`, {
+      method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify(fields),
+    });
+    await patch({ calendarId, calendarType: "CALDAV" });
+    // Away and back: the room page reads the room (and its meetings) when it opens.
+    await page.getByRole("link", { name: "Rooms", exact: true }).click();
+    await page.goto(`${base}/console/#/room/${board.id}`);
+    const meeting = page.locator('#meeting-list li[data-uid="review@corp.example"]');
+    await meeting.waitFor();
+    const shown = await meeting.textContent();
+    expect(shown.includes("Quarterly review") && shown.includes("Dialable: 123456789"), `the meeting: ${shown}`);
+    await meeting.scrollIntoViewIfNeeded();
+    await shot("room-meetings");
+    await patch({ meetingPrivacyMode: "REDACTED" });
+    await page.getByRole("link", { name: "Rooms", exact: true }).click();
+    await page.goto(`${base}/console/#/room/${board.id}`);
+    await page.locator("#meeting-list li em", { hasText: "Private meeting" }).waitFor();
+    const redacted = await page.locator("#room-meetings").textContent();
+    expect(!redacted.includes("Quarterly review") && redacted.includes("Dialable: 123456789"), `redacted: ${redacted}`);
+    await patch({ meetingPrivacyMode: null });
+  });
+
   await step("live: a call joined elsewhere shows on the open room page, told by the event stream", async () => {
     const other = rooms.find((r) => r.id !== board.id);
     await page.goto(`${base}/console/#/room/${other.id}`);
@@ -261,6 +338,19 @@ try {
     expect(models.length === rooms.length && models.every((m) => m === "Room Kit"), `models: ${models}`);
     expect((await page.locator("#inventory-summary").textContent()).includes("1 missing a peripheral"), await page.locator("#inventory-summary").textContent());
     await shot("inventory");
+    // The export with inventory: a file with each room's reported columns, the unplugged
+    // touch panel counted.
+    const [file] = await Promise.all([page.waitForEvent("download"), page.locator("#inventory-export").click()]);
+    expect(file.suggestedFilename() === "rooms-with-inventory.csv", file.suggestedFilename());
+    const lines = readFileSync(await file.path(), "utf8").trim().split("\r\n");
+    const header = lines[0].split(",");
+    expect(header.includes("inventory.readat"), `inventory columns: ${lines[0]}`);
+    // Every cell is quoted (a quote inside doubled): split on the commas between quotes.
+    const cells = (line) => [...line.matchAll(/"((?:[^"]|"")*)"(?:,|$)/g)].map((m) => m[1].replaceAll('""', '"'));
+    const degradedRow = lines.slice(1).map(cells).find((c) => c[header.indexOf("id")] === degraded.id);
+    expect(lines.length > rooms.length && degradedRow !== undefined, `a row per room: ${lines.length}`);
+    expect(degradedRow[header.indexOf("inventory.model")] === "Room Kit", `model: ${degradedRow}`);
+    expect(degradedRow[header.indexOf("inventory.peripheralsdisconnected")] === "1", `one unplugged: ${degradedRow}`);
     // The room page shows the same, with its serial number.
     await row.getByRole("link").click();
     await page.locator('#room-inventory li[data-connected="false"]').waitFor();

@@ -218,6 +218,11 @@ pub(super) fn query(name: &str) -> Option<(&'static str, RefOr<Schema>)> {
              `X-Next-Cursor`).",
             pattern(ID_PATTERN, roomlink_domain::ids::MAX_CHARS),
         ),
+        "include" => (
+            "`inventory`: add read-only `inventory.*` columns with what each room reported at \
+             its last inventory read.",
+            enumeration(&["inventory"], false).into(),
+        ),
         "softwareVersion" => (
             "Only rooms whose last read reported exactly this software version.",
             string().into(),

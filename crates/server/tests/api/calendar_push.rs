@@ -241,6 +241,40 @@ async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
     assert!(cleared.status().is_success());
     let state = pushes_reach(&app, &room, 3).await;
     assert_eq!(state["calendar"]["meetings"].as_array().unwrap().len(), 4);
+
+    // Made REDACTED: the panel gets the same meetings without their titles, at once (the
+    // titles are part of what a push is compared by), and the API shows none either.
+    let (status, patched) = app
+        .call(
+            Method::PATCH,
+            &format!("/api/endpoints/{id}"),
+            &rw,
+            Some(json!({"meetingPrivacyMode": "REDACTED"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{patched}");
+    let state = pushes_reach(&app, &room, 4).await;
+    let pushed = &state["calendar"]["meetings"];
+    assert_eq!(pushed.as_array().unwrap().len(), 4, "{pushed}");
+    assert_eq!(
+        pushed[0]["dial"]["meetingId"], "123456789",
+        "still dialable"
+    );
+    for title in ["Design review", "Team lunch", "Stand-up", "Retro"] {
+        assert!(!pushed.to_string().contains(title), "{title} in {pushed}");
+    }
+    let (status, listed) = app
+        .call(
+            Method::GET,
+            &format!("/api/endpoints/{id}/meetings"),
+            &ro,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    let listed = listed.as_array().unwrap();
+    assert!(!listed.is_empty());
+    assert!(listed.iter().all(|m| m["title"].is_null()), "{listed:?}");
 }
 
 /// A listener older than `pushcalendar` does not report CALENDAR_PUSH: its room is not pushed

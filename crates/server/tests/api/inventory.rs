@@ -305,6 +305,81 @@ async fn rooms_say_what_they_are(app: TestApp, net: u8) {
         4
     );
 
+    // The CSV export with inventory: each room's reported columns; the file loads back
+    // unchanged (the upload ignores them).
+    let response = app
+        .with_token(Method::GET, "/api/endpoints/csv?include=inventory", &ro)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let file = response.text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(file.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let at = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 5, "the four rooms and the unwired one: {file}");
+    let row = |id: &str| rows.iter().find(|r| &r[at("id")] == id).expect(id).clone();
+    let unwired = rows
+        .iter()
+        .find(|r| r[at("listenerserviceid")].is_empty())
+        .expect("the room without a listener");
+    assert!(
+        header
+            .iter()
+            .zip(unwired)
+            .all(|(h, cell)| !h.starts_with("inventory.") || cell.is_empty()),
+        "never read: blank inventory cells: {file}"
+    );
+    let cisco = row(&ssh);
+    assert_eq!(
+        cisco[at("inventory.serialnumber")],
+        cisco_serial(&site.address("TANDBERG_SSH"), 0)
+    );
+    assert!(cisco[at("inventory.softwareversion")].starts_with("ce9.15"));
+    assert_eq!(&cisco[at("inventory.peripherals")], "3");
+    assert_eq!(&cisco[at("inventory.peripheralsdisconnected")], "0");
+    assert!(cisco[at("inventory.readat")].ends_with('Z'), "{file}");
+    assert_eq!(
+        row(&poly)[at("inventory.serialnumber")],
+        poly_serial(&site.address("POLYCOM_TELNET"))
+    );
+    assert!(
+        !row(&mesh)[at("inventory.lastfailure")].is_empty(),
+        "Mesh has no inventory, and says why: {file}"
+    );
+    assert!(!file.contains("room-pw"), "no password in the export");
+    let before = app.call(Method::GET, "/api/endpoints", &rw, None).await.1;
+    let loaded = app
+        .with_token(Method::PUT, "/api/endpoints/csv", &rw)
+        .header("Content-Type", "text/csv")
+        .body(file)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        loaded.status(),
+        StatusCode::OK,
+        "{}",
+        loaded.text().await.unwrap()
+    );
+    let after = app.call(Method::GET, "/api/endpoints", &rw, None).await.1;
+    assert_eq!(after, before, "nothing changed");
+    let (status, body) = app
+        .call(
+            Method::GET,
+            "/api/endpoints/csv?include=passwords",
+            &ro,
+            None,
+        )
+        .await;
+    assert_error(status, &body, 400, "Invalid", 1782937293);
+
     // Bad questions: the catalog's answers.
     let (status, body) = app
         .call(Method::GET, "/api/inventory?limit=0", &ro, None)

@@ -410,6 +410,15 @@ async fn a_failing_receiver_is_retried_on_schedule_then_paused(app: TestApp) {
     assert_eq!(deliver(&app).await.delivered, 1);
     let got = received(&target, &secret).await;
     assert_eq!(got[0].0, second["eventId"].as_str().unwrap());
+    // The instance's counters say the same: eight failed, one delivered, one pause.
+    let metrics = app.metrics().await;
+    for line in [
+        "roomlink_webhook_attempts_total{outcome=\"delivered\"} 1",
+        "roomlink_webhook_attempts_total{outcome=\"failed\"} 8",
+        "roomlink_webhook_subscriptions_paused_total 1",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
     // The audit trail has the subscription's life.
     let (_, audit) = app
         .call(

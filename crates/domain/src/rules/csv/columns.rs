@@ -29,21 +29,73 @@ pub const STANDARD_COLUMNS: [&str; 14] = [
     "customdata",
 ];
 
-/// A column of the file: `id`, `password`, or an endpoint field.
+/// A column of the file: `id`, `password`, an endpoint field, or what the room reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Column {
     Id,
     Password,
     Field(Field),
+    Reported(ReportedColumn),
+}
+
+/// The read-only columns an export with inventory adds after the endpoint's own: what the
+/// room said about itself at its last inventory read. An upload accepts and ignores them, so
+/// such a file still loads unchanged; they are not provisioned, so nothing can be set there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportedColumn {
+    Model,
+    SerialNumber,
+    SoftwareVersion,
+    SoftwareReleaseDate,
+    UptimeSeconds,
+    Peripherals,
+    PeripheralsDisconnected,
+    ReadAt,
+    LastFailure,
+}
+
+impl ReportedColumn {
+    pub const ALL: [ReportedColumn; 9] = [
+        ReportedColumn::Model,
+        ReportedColumn::SerialNumber,
+        ReportedColumn::SoftwareVersion,
+        ReportedColumn::SoftwareReleaseDate,
+        ReportedColumn::UptimeSeconds,
+        ReportedColumn::Peripherals,
+        ReportedColumn::PeripheralsDisconnected,
+        ReportedColumn::ReadAt,
+        ReportedColumn::LastFailure,
+    ];
+
+    /// The header cell: `inventory.` and the lower-case name, as the other columns are.
+    pub const fn header(self) -> &'static str {
+        match self {
+            ReportedColumn::Model => "inventory.model",
+            ReportedColumn::SerialNumber => "inventory.serialnumber",
+            ReportedColumn::SoftwareVersion => "inventory.softwareversion",
+            ReportedColumn::SoftwareReleaseDate => "inventory.softwarereleasedate",
+            ReportedColumn::UptimeSeconds => "inventory.uptimeseconds",
+            ReportedColumn::Peripherals => "inventory.peripherals",
+            ReportedColumn::PeripheralsDisconnected => "inventory.peripheralsdisconnected",
+            ReportedColumn::ReadAt => "inventory.readat",
+            ReportedColumn::LastFailure => "inventory.lastfailure",
+        }
+    }
 }
 
 impl Column {
     /// A header cell, matched case-insensitively and without surrounding blanks.
     pub(super) fn from_header(name: &str) -> Option<Column> {
-        match name.trim().to_ascii_lowercase().as_str() {
+        let lower = name.trim().to_ascii_lowercase();
+        match lower.as_str() {
             "id" => Some(Column::Id),
             "password" => Some(Column::Password),
-            _ => Field::from_csv_name(name).map(Column::Field),
+            _ => Field::from_csv_name(name).map(Column::Field).or_else(|| {
+                ReportedColumn::ALL
+                    .into_iter()
+                    .find(|c| c.header() == lower)
+                    .map(Column::Reported)
+            }),
         }
     }
 

@@ -6,27 +6,91 @@
 //!   (RFC 4180). No byte-order mark.
 //! - `id` is filled (re-uploading the file updates the same endpoints); `password` is always
 //!   blank, which the upload reads as "keep the stored one".
+//! - With inventory, the [`ReportedColumn`]s follow: what each room last reported (blank when
+//!   it never did). The upload ignores them, so the file still loads unchanged.
 
-use super::columns::{Column, neutralize};
+use super::columns::{Column, ReportedColumn, neutralize};
+use crate::civil::UtcParts;
 use crate::endpoint::Endpoint;
 use crate::error::Error;
+use crate::ids::EndpointId;
+use crate::inventory::EndpointInventory;
+use std::collections::HashMap;
+
+/// The rooms' inventory records an export includes, by endpoint.
+pub type Inventories = HashMap<EndpointId, EndpointInventory>;
 
 /// The media type and file name the HTTP adapter answers with.
 pub const CONTENT_TYPE: &str = "text/csv; charset=utf-8";
 pub const FILE_NAME: &str = "endpoints.csv";
 
-/// The header line (with its CRLF).
-pub fn header() -> String {
-    let names: Vec<String> = Column::export_order()
+/// The header line (with its CRLF), with the inventory columns when `with_inventory`.
+pub fn header(with_inventory: bool) -> String {
+    let names: Vec<String> = columns(with_inventory)
         .into_iter()
         .map(|(name, _)| name)
         .collect();
     format!("{}\r\n", names.join(","))
 }
 
-/// Appends one quoted row per endpoint to `out`.
-pub fn write_rows(out: &mut Vec<u8>, endpoints: &[Endpoint]) -> Result<(), Error> {
-    let columns = Column::export_order();
+fn columns(with_inventory: bool) -> Vec<(String, Column)> {
+    let mut columns = Column::export_order();
+    if with_inventory {
+        columns.extend(
+            ReportedColumn::ALL
+                .into_iter()
+                .map(|c| (c.header().to_owned(), Column::Reported(c))),
+        );
+    }
+    columns
+}
+
+/// What a room reported in `column` (blank when it was not read, or did not say).
+fn reported(record: Option<&EndpointInventory>, column: ReportedColumn) -> String {
+    let Some(record) = record else {
+        return String::new();
+    };
+    let inventory = record.inventory.as_ref();
+    let text = |value: Option<&String>| value.cloned().unwrap_or_default();
+    match column {
+        ReportedColumn::Model => text(inventory.and_then(|i| i.model.as_ref())),
+        ReportedColumn::SerialNumber => text(inventory.and_then(|i| i.serial_number.as_ref())),
+        ReportedColumn::SoftwareVersion => {
+            text(inventory.and_then(|i| i.software_version.as_ref()))
+        }
+        ReportedColumn::SoftwareReleaseDate => {
+            text(inventory.and_then(|i| i.software_release_date.as_ref()))
+        }
+        ReportedColumn::UptimeSeconds => inventory
+            .and_then(|i| i.uptime_seconds)
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+        ReportedColumn::Peripherals => inventory
+            .map(|i| i.peripherals.len().to_string())
+            .unwrap_or_default(),
+        ReportedColumn::PeripheralsDisconnected => inventory
+            .map(|i| i.disconnected().count().to_string())
+            .unwrap_or_default(),
+        ReportedColumn::ReadAt => record
+            .read_at
+            .map(|t| UtcParts::of(t).rfc3339())
+            .unwrap_or_default(),
+        ReportedColumn::LastFailure => record
+            .last_failure
+            .as_ref()
+            .map(|f| format!("{}: {}", f.error_name, f.error_message))
+            .unwrap_or_default(),
+    }
+}
+
+/// Appends one quoted row per endpoint to `out`; with the inventory columns when
+/// `inventories` is given (a room without a record has them blank).
+pub fn write_rows(
+    out: &mut Vec<u8>,
+    endpoints: &[Endpoint],
+    inventories: Option<&Inventories>,
+) -> Result<(), Error> {
+    let columns = columns(inventories.is_some());
     let mut writer = ::csv::WriterBuilder::new()
         .has_headers(false)
         .quote_style(::csv::QuoteStyle::Always)
@@ -40,6 +104,9 @@ pub fn write_rows(out: &mut Vec<u8>, endpoints: &[Endpoint]) -> Result<(), Error
                 Column::Id => endpoint.id().as_str().to_owned(),
                 Column::Password => String::new(),
                 Column::Field(field) => endpoint.profile().text(*field),
+                Column::Reported(column) => {
+                    reported(inventories.and_then(|i| i.get(endpoint.id())), *column)
+                }
             };
             cells.push(neutralize(&text).into_owned());
         }
@@ -52,10 +119,10 @@ pub fn write_rows(out: &mut Vec<u8>, endpoints: &[Endpoint]) -> Result<(), Error
         .map_err(|e| Error::internal(format!("CSV export: {e}")))
 }
 
-/// The whole export: header and rows.
+/// The whole export: header and rows (without inventory).
 pub fn export(endpoints: &[Endpoint]) -> Result<Vec<u8>, Error> {
-    let mut out = header().into_bytes();
-    write_rows(&mut out, endpoints)?;
+    let mut out = header(false).into_bytes();
+    write_rows(&mut out, endpoints, None)?;
     Ok(out)
 }
 
@@ -75,7 +142,7 @@ mod tests {
 
     #[test]
     fn header_is_the_export_order_with_crlf() {
-        let header = header();
+        let header = header(false);
         let names: Vec<&str> = header.trim_end().split(',').collect();
         assert_eq!(&names[..STANDARD_COLUMNS.len()], STANDARD_COLUMNS);
         assert_eq!(names.len(), Field::ALL.len() + 2);
@@ -274,6 +341,83 @@ mod tests {
         }
     }
 
+    /// An inventory record as a room reports it; the serial number starts with `=` to show
+    /// that reported cells get the formula guard too.
+    fn inventory_of(endpoint: &Endpoint) -> EndpointInventory {
+        use crate::inventory::{Inventory, Peripheral, PeripheralKind, ReadFailure};
+        let camera = |connected| Peripheral {
+            kind: PeripheralKind::Camera,
+            id: None,
+            name: None,
+            model: None,
+            serial_number: None,
+            software_version: None,
+            connected,
+        };
+        EndpointInventory {
+            endpoint_id: endpoint.id().clone(),
+            listener_service_id: None,
+            read_at: Some(1_800_000_000_000),
+            attempted_at: 1_800_000_060_000,
+            inventory: Some(Inventory {
+                model: Some("Room Kit Pro".into()),
+                serial_number: Some("=FOC2315".into()),
+                software_version: Some("ce11.27.1.3".into()),
+                software_release_date: Some("2025-06-30".into()),
+                uptime_seconds: Some(86_400),
+                peripherals: vec![camera(true), camera(false)],
+                ..Inventory::default()
+            }),
+            last_failure: Some(ReadFailure {
+                error_name: "ExternalSystemTimedOut".into(),
+                error_message: "the room did not answer within 10 s".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn property_export_with_inventory_then_upload_changes_nothing() {
+        let endpoints = random_endpoints(77, 60);
+        // Every other room has a record; the rest have blank inventory cells.
+        let inventories: Inventories = endpoints
+            .iter()
+            .step_by(2)
+            .map(|e| (e.id().clone(), inventory_of(e)))
+            .collect();
+        let mut file = header(true).into_bytes();
+        write_rows(&mut file, &endpoints, Some(&inventories)).unwrap();
+        let text = String::from_utf8(file.clone()).unwrap();
+        let head = text.lines().next().unwrap();
+        assert!(head.ends_with(
+            ",inventory.model,inventory.serialnumber,inventory.softwareversion,\
+             inventory.softwarereleasedate,inventory.uptimeseconds,inventory.peripherals,\
+             inventory.peripheralsdisconnected,inventory.readat,inventory.lastfailure"
+        ));
+        let first = text.lines().nth(1).unwrap();
+        assert!(
+            first.ends_with(
+                r#","Room Kit Pro","'=FOC2315","ce11.27.1.3","2025-06-30","86400","2","1","2027-01-15T08:00:00Z","ExternalSystemTimedOut: the room did not answer within 10 s""#
+            ),
+            "{first}"
+        );
+        let second = text.lines().nth(2).unwrap();
+        assert!(
+            second.ends_with(r#","","","","","","","","","""#),
+            "{second}"
+        );
+        // Loaded back, the reported columns are ignored: nothing changes.
+        let plan = CsvUpload::parse(&file)
+            .unwrap()
+            .plan(&context_of(&endpoints));
+        assert!(plan.skipped.is_empty(), "{:?}", plan.skipped);
+        assert!(plan.creates.is_empty());
+        let stored: HashMap<_, _> = endpoints.iter().map(|e| (e.id(), e)).collect();
+        assert_eq!(plan.updates.len(), endpoints.len());
+        for update in &plan.updates {
+            assert_eq!(&update.profile, stored[&update.id].profile());
+        }
+    }
+
     #[test]
     fn property_export_with_ids_blanked_recreates_identical_profiles() {
         let endpoints = random_endpoints(42, 200);
@@ -307,7 +451,7 @@ mod tests {
     #[test]
     fn an_empty_enterprise_exports_the_header_only() {
         let file = export(&[]).unwrap();
-        assert_eq!(file, header().into_bytes());
+        assert_eq!(file, header(false).into_bytes());
         assert!(CsvUpload::parse(&file).unwrap().is_empty());
     }
 }

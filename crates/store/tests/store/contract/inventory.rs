@@ -203,6 +203,32 @@ pub async fn inventories_are_scoped_and_go_with_their_endpoint(h: &Harness) {
         .await
         .unwrap();
     assert!(page.records.is_empty());
+    // Several at once (the CSV export's): those with a record, of this enterprise only.
+    let asked = [room.id().clone(), kept.id().clone(), ghost.clone()];
+    let mut found: Vec<EndpointId> = h
+        .store
+        .inventories(&e.id, &asked)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.endpoint_id)
+        .collect();
+    found.sort();
+    let mut expected = vec![room.id().clone(), kept.id().clone()];
+    expected.sort();
+    assert_eq!(found, expected);
+    let one = h.store.inventories(&e.id, &asked[..1]).await.unwrap();
+    assert_eq!(
+        one,
+        [h.store.inventory(&e.id, room.id()).await.unwrap().unwrap()]
+    );
+    assert!(
+        h.store
+            .inventories(&other.id, &asked)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     h.store
         .delete_endpoint(&e.id, room.id(), &audit_for(&e.id))
         .await

@@ -117,6 +117,7 @@ macro_rules! contract_tests {
             deliveries_go_in_order_and_a_spent_schedule_pauses,
             events_enter_the_outbox_with_the_writes_that_make_them,
             health_changes_are_events_once,
+            calendar_reads_are_events_once,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

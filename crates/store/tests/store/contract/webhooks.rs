@@ -8,8 +8,9 @@ use roomlink_domain::health::{HealthReason, HealthState};
 use roomlink_domain::ids::{EndpointId, WebhookId};
 use roomlink_domain::inventory::{Inventory, InventoryRead};
 use roomlink_domain::listener::ListenerHealth;
-use roomlink_domain::ports::HealthSubject;
+use roomlink_domain::ports::{HealthScope, HealthSubject};
 use roomlink_domain::secret::SealedSecret;
+use roomlink_domain::webhook::event::CalendarUnreadable;
 use roomlink_domain::webhook::{AttemptOutcome, DeliveryState, Event, EventType, Subscription};
 
 const NOW: i64 = 1_800_000_000_000;
@@ -316,7 +317,12 @@ pub async fn health_changes_are_events_once(h: &Harness) {
     };
     let record = |subjects: Vec<HealthSubject>, at: i64| {
         let (store, ent) = (h.store.clone(), e.id.clone());
-        async move { store.record_health(&ent, &subjects, at).await.unwrap() }
+        async move {
+            store
+                .record_health(&ent, HealthScope::Fleet, &subjects, at)
+                .await
+                .unwrap()
+        }
     };
     // First seen ok and online: no news.
     assert_eq!(
@@ -382,7 +388,12 @@ pub async fn health_changes_are_events_once(h: &Harness) {
     let other = enterprise(h, 10).await;
     assert_eq!(
         h.store
-            .record_health(&other.id, &[room(HealthState::Offline)], NOW)
+            .record_health(
+                &other.id,
+                HealthScope::Fleet,
+                &[room(HealthState::Offline)],
+                NOW,
+            )
             .await
             .unwrap(),
         0,
@@ -423,4 +434,77 @@ pub async fn health_changes_are_events_once(h: &Harness) {
     let left = h.store.health_history(&e.id, &r1, 10).await.unwrap();
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].at, NOW + 3);
+}
+
+pub async fn calendar_reads_are_events_once(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let hook = subscription(
+        h,
+        &e,
+        &[
+            EventType::CalendarUnreadable,
+            EventType::CalendarReadable,
+            EventType::RoomOffline,
+        ],
+    )
+    .await;
+    let calendar = |unreadable: bool| HealthSubject::Calendar {
+        endpoint_id: "r1".into(),
+        name: "Fjord".into(),
+        listener_service_id: None,
+        calendar_type: "CALDAV".into(),
+        calendar_id: "fjord@corp.example".into(),
+        unreadable: unreadable.then(|| CalendarUnreadable {
+            error_name: "CalendarServerException".into(),
+            error_message: "the calendar server answered 401".into(),
+        }),
+    };
+    let offline_room = HealthSubject::Room {
+        endpoint_id: "r1".into(),
+        name: "Fjord".into(),
+        listener_service_id: None,
+        state: HealthState::Offline,
+        since: Some(NOW),
+        reasons: vec![],
+    };
+    let record = |scope, subjects: Vec<HealthSubject>, at: i64| {
+        let (store, ent) = (h.store.clone(), e.id.clone());
+        async move {
+            store
+                .record_health(&ent, scope, &subjects, at)
+                .await
+                .unwrap()
+        }
+    };
+    use HealthScope::{Calendars, Fleet};
+    // A first read that works is no news; the first that fails is, once.
+    assert_eq!(record(Calendars, vec![calendar(false)], NOW).await, 0);
+    assert_eq!(record(Fleet, vec![offline_room.clone()], NOW).await, 1);
+    assert_eq!(record(Calendars, vec![calendar(true)], NOW + 1).await, 1);
+    assert_eq!(record(Calendars, vec![calendar(true)], NOW + 2).await, 0);
+    // The two observations do not forget each other's subjects: the room stays offline and
+    // the calendar unreadable across a health round that names no calendar.
+    assert_eq!(record(Fleet, vec![offline_room.clone()], NOW + 3).await, 0);
+    assert_eq!(record(Calendars, vec![calendar(true)], NOW + 4).await, 0);
+    assert_eq!(record(Calendars, vec![calendar(false)], NOW + 5).await, 1);
+    // A room no longer in the round is forgotten: failing again, it is news again.
+    assert_eq!(record(Calendars, vec![calendar(true)], NOW + 6).await, 1);
+    assert_eq!(record(Calendars, vec![], NOW + 7).await, 0);
+    assert_eq!(record(Calendars, vec![calendar(true)], NOW + 8).await, 1);
+    assert_eq!(
+        queued(h, &e, &hook).await,
+        [
+            EventType::RoomOffline,
+            EventType::CalendarUnreadable,
+            EventType::CalendarReadable,
+            EventType::CalendarUnreadable,
+            EventType::CalendarUnreadable,
+        ]
+    );
+    // Calendars have no history of their own: the room's is its health.
+    let r1 = EndpointId::from_trusted("r1".into());
+    assert_eq!(
+        h.store.health_history(&e.id, &r1, 10).await.unwrap().len(),
+        1
+    );
 }
