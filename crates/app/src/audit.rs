@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// roles they acted with.
 pub fn actor_of(principal: &Principal) -> Actor {
     let (kind, id) = match &principal.subject {
-        Subject::ServiceUser { username } => (ActorKind::ServiceUser, username.clone()),
+        Subject::ServiceUser { username, .. } => (ActorKind::ServiceUser, username.clone()),
         Subject::PlatformUser(user) => (ActorKind::PlatformUser, user.username.clone()),
         Subject::Token(token) => (ActorKind::Token, token.id().as_str().to_owned()),
         Subject::Scheduler(job) => (ActorKind::Scheduler, (*job).to_owned()),
@@ -143,6 +143,7 @@ mod tests {
             roles: RoleSet::read_write(),
             subject: Subject::ServiceUser {
                 username: "ops".into(),
+                stamp: 0,
             },
         };
         let entry = entry_of(&p, Operation::DeleteEndpoint.name(), Some("abc"), 7);

@@ -35,6 +35,9 @@ pub enum Credentials {
 pub enum Subject {
     ServiceUser {
         username: String,
+        /// A fingerprint of the password hash the caller was checked against: a different
+        /// one later means the password was changed since ([`Authenticator::still_valid`]).
+        stamp: u64,
     },
     PlatformUser(PlatformUser),
     Token(Box<AccessToken>),
@@ -82,7 +85,7 @@ impl Principal {
     /// The name of the person or service behind the call, for logs and the tokens they create.
     pub fn username(&self) -> Option<&str> {
         match &self.subject {
-            Subject::ServiceUser { username } => Some(username),
+            Subject::ServiceUser { username, .. } => Some(username),
             Subject::PlatformUser(u) => Some(&u.username),
             Subject::Token(t) => t.parts().creator.as_deref(),
             Subject::Scheduler(_) => None,
@@ -103,6 +106,15 @@ impl Principal {
             subject: Subject::Scheduler(job),
         }
     }
+}
+
+/// A fingerprint of a stored password hash: enough to notice that it changed, and nothing
+/// a log or a debug print of a principal could use (the hash itself stays in the store).
+fn stamp_of(password_hash: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    password_hash.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The roles a platform user gets: enterprise admins full rights, others read-only.
@@ -172,6 +184,7 @@ impl Authenticator {
                 enterprise_name: enterprise.name,
                 roles: RoleSet::granted_by(user.role),
                 subject: Subject::ServiceUser {
+                    stamp: stamp_of(&user.password_hash),
                     username: user.username,
                 },
             });
@@ -188,6 +201,25 @@ impl Authenticator {
                 Err(Error::bad_credentials())
             }
         }
+    }
+
+    /// Whether a service user's Basic credentials, checked earlier, would still pass: the user
+    /// is there, in the same enterprise, enabled, with the same password. For callers that
+    /// hold a connection open (the live event stream); `true` for any other kind of caller,
+    /// whose revocation reaches them otherwise (a token) or is not roomlink's (the platform).
+    pub async fn still_valid(&self, principal: &Principal) -> Result<bool> {
+        let Subject::ServiceUser { username, stamp } = &principal.subject else {
+            return Ok(true);
+        };
+        Ok(self
+            .users
+            .user_by_username(username)
+            .await?
+            .is_some_and(|user| {
+                user.enterprise_id == principal.enterprise_id
+                    && !user.disabled
+                    && stamp_of(&user.password_hash) == *stamp
+            }))
     }
 
     /// A principal for a platform user, in the enterprise the platform names.

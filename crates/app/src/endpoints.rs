@@ -447,6 +447,7 @@ mod tests {
             roles: RoleSet::read_write(),
             subject: Subject::ServiceUser {
                 username: "ops".into(),
+                stamp: 0,
             },
         };
         let svc = EndpointService {

@@ -10,8 +10,14 @@
 //! Resuming: each event's `id:` is this process's epoch and the event's number. A browser that
 //! reconnects sends it back (`Last-Event-ID`); what it missed is sent again when this process
 //! still holds it, otherwise `event: resync` tells it to read everything again.
+//!
+//! Ending: a stream opened with a token ends when the token is revoked (the bus says so); one
+//! opened with a service user's Basic credentials asks every `recheck_every` whether they
+//! still hold (the user disabled, deleted or given a new password: no bus event names them,
+//! and an admin command may run where no bus reaches).
 
 use actix_web::web::Bytes;
+use futures::future::BoxFuture;
 use roomlink_domain::cluster::{ClusterEvent, EventSink};
 use roomlink_domain::ids::EnterpriseId;
 use roomlink_domain::live::{EventPosition, KEEP_ALIVE_MS, LiveTopic, RECONNECT_DELAY_MS};
@@ -27,6 +33,37 @@ const KEPT: usize = 4096;
 
 /// Changes a slow stream may fall behind by before it is told to read everything again.
 const BACKLOG: usize = 1024;
+
+/// How often a stream opened with Basic credentials checks them, unless told otherwise
+/// (`security.stream_recheck_ms`).
+const RECHECK_EVERY: Duration = Duration::from_secs(60);
+
+/// Asks whether the credentials a stream was opened with still hold; `false` ends it.
+pub(crate) type CredentialCheck = Box<dyn FnMut() -> BoxFuture<'static, bool> + Send>;
+
+/// A stream's periodic check, with the one under way (kept across the other events the
+/// stream wakes for, so that a busy stream still completes its checks).
+struct Recheck {
+    every: tokio::time::Interval,
+    check: CredentialCheck,
+    pending: Option<BoxFuture<'static, bool>>,
+}
+
+/// The next answer of the stream's check; never, for a stream that has none.
+async fn recheck(recheck: &mut Option<Recheck>) -> bool {
+    let Some(r) = recheck else {
+        return std::future::pending().await;
+    };
+    loop {
+        if let Some(pending) = r.pending.as_mut() {
+            let still = pending.await;
+            r.pending = None;
+            return still;
+        }
+        r.every.tick().await;
+        r.pending = Some((r.check)());
+    }
+}
 
 /// One change, numbered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +92,7 @@ pub struct LiveHub {
     kept: Mutex<Kept>,
     signals: broadcast::Sender<Signal>,
     stopping: watch::Sender<bool>,
+    recheck_every: Duration,
 }
 
 impl Default for LiveHub {
@@ -78,6 +116,11 @@ pub(crate) enum Start {
 
 impl LiveHub {
     pub fn new() -> LiveHub {
+        LiveHub::with_recheck(RECHECK_EVERY)
+    }
+
+    /// A hub whose Basic-credential streams check their credentials every `recheck_every`.
+    pub fn with_recheck(recheck_every: Duration) -> LiveHub {
         // A process's epoch: random, so a restarted process or another instance never
         // passes for this one.
         let epoch =
@@ -90,6 +133,7 @@ impl LiveHub {
             }),
             signals: broadcast::channel(BACKLOG).0,
             stopping: watch::channel(false).0,
+            recheck_every,
         }
     }
 
@@ -123,11 +167,14 @@ impl LiveHub {
     }
 
     /// Follows `enterprise`'s changes from `last_event_id` (a browser's `Last-Event-ID`).
+    /// A new stream of `enterprise`'s changes; `check`, when given, is asked every
+    /// `recheck_every` whether the caller's credentials still hold.
     pub(crate) fn follow(
         &self,
         enterprise: EnterpriseId,
         token: Option<TokenHash>,
         last_event_id: Option<&str>,
+        check: Option<CredentialCheck>,
     ) -> LiveStream {
         let kept = self.kept();
         let signals = self.signals.subscribe();
@@ -166,6 +213,14 @@ impl LiveHub {
                 tokio::time::Instant::now() + Duration::from_millis(KEEP_ALIVE_MS),
                 Duration::from_millis(KEEP_ALIVE_MS),
             ),
+            recheck: check.map(|check| Recheck {
+                every: tokio::time::interval_at(
+                    tokio::time::Instant::now() + self.recheck_every,
+                    self.recheck_every,
+                ),
+                check,
+                pending: None,
+            }),
             ended: false,
         }
     }
@@ -208,6 +263,7 @@ pub(crate) struct LiveStream {
     signals: broadcast::Receiver<Signal>,
     stopping: watch::Receiver<bool>,
     keep_alive: tokio::time::Interval,
+    recheck: Option<Recheck>,
     ended: bool,
 }
 
@@ -265,6 +321,11 @@ impl LiveStream {
                     Err(broadcast::error::RecvError::Closed) => return None,
                 },
                 _ = self.keep_alive.tick() => return Some(Bytes::from_static(b": keep-alive\n\n")),
+                still = recheck(&mut self.recheck) => {
+                    if !still {
+                        return Some(self.end("credentialsRevoked"));
+                    }
+                }
             }
         }
     }
@@ -315,7 +376,7 @@ mod tests {
     async fn a_stream_gets_its_enterprises_changes_in_order_and_resumes_where_it_was() {
         let hub = LiveHub::new();
         let (e, other) = (enterprise("e"), enterprise("other"));
-        let mut stream = hub.follow(e.clone(), None, None);
+        let mut stream = hub.follow(e.clone(), None, None, None);
         let opening = text(stream.next_chunk().await.unwrap());
         let epoch = format!("{:x}", hub.epoch);
         assert_eq!(
@@ -338,7 +399,7 @@ mod tests {
             enterprise: e.clone(),
         });
         // Reconnecting from .1: the change of .2 and .3 (its own) again, then ready at .3.
-        let mut again = hub.follow(e.clone(), None, Some(&format!("{epoch}.1")));
+        let mut again = hub.follow(e.clone(), None, Some(&format!("{epoch}.1")), None);
         let replay = text(again.next_chunk().await.unwrap());
         assert_eq!(
             replay,
@@ -350,7 +411,7 @@ mod tests {
         );
         // Another process's id, or a number from the future: read everything again.
         for id in ["1.1".to_owned(), format!("{epoch}.9"), "garbage".to_owned()] {
-            let mut s = hub.follow(e.clone(), None, Some(&id));
+            let mut s = hub.follow(e.clone(), None, Some(&id), None);
             let opening = text(s.next_chunk().await.unwrap());
             assert!(opening.contains("event: resync\n"), "{id}: {opening}");
             assert!(opening.contains(&format!("id: {epoch}.3\n")), "{opening}");
@@ -367,9 +428,9 @@ mod tests {
             });
         }
         let epoch = format!("{:x}", hub.epoch);
-        let mut s = hub.follow(e.clone(), None, Some(&format!("{epoch}.1")));
+        let mut s = hub.follow(e.clone(), None, Some(&format!("{epoch}.1")), None);
         assert!(text(s.next_chunk().await.unwrap()).contains("event: resync\n"));
-        let mut s = hub.follow(e, None, Some(&format!("{epoch}.2")));
+        let mut s = hub.follow(e, None, Some(&format!("{epoch}.2")), None);
         let opening = text(s.next_chunk().await.unwrap());
         assert_eq!(opening.matches("event: statuses\n").count(), KEPT);
     }
@@ -379,8 +440,8 @@ mod tests {
         let hub = LiveHub::new();
         let e = enterprise("e");
         let hash = TokenHash::from_stored("ab".repeat(32));
-        let mut by_token = hub.follow(e.clone(), Some(hash.clone()), None);
-        let mut other = hub.follow(e.clone(), None, None);
+        let mut by_token = hub.follow(e.clone(), Some(hash.clone()), None, None);
+        let mut other = hub.follow(e.clone(), None, None, None);
         by_token.next_chunk().await.unwrap();
         other.next_chunk().await.unwrap();
         assert_eq!(hub.open_streams(), 2);
@@ -401,9 +462,43 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_quiet_stream_sends_keep_alive_comments() {
         let hub = LiveHub::new();
-        let mut s = hub.follow(enterprise("e"), None, None);
+        let mut s = hub.follow(enterprise("e"), None, None, None);
         s.next_chunk().await.unwrap();
         // Time is paused: the runtime jumps to the keep-alive's deadline.
         assert_eq!(text(s.next_chunk().await.unwrap()), ": keep-alive\n\n");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_whose_credentials_stop_holding_ends_at_its_next_check() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let hub = LiveHub::with_recheck(Duration::from_secs(60));
+        let asked = Arc::new(AtomicUsize::new(0));
+        let counted = asked.clone();
+        // Holds at the first check, not at the second.
+        let check: CredentialCheck = Box::new(move || {
+            let n = counted.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move { n == 0 })
+        });
+        let mut s = hub.follow(enterprise("e"), None, None, Some(check));
+        assert!(text(s.next_chunk().await.unwrap()).contains("event: ready"));
+        let started = tokio::time::Instant::now();
+        let mut keep_alives = 0;
+        let closing = loop {
+            let chunk = text(s.next_chunk().await.unwrap());
+            if chunk.starts_with(": keep-alive") {
+                keep_alives += 1;
+                continue;
+            }
+            break chunk;
+        };
+        assert_eq!(
+            closing,
+            "event: closing\ndata: {\"reason\":\"credentialsRevoked\"}\n\n"
+        );
+        assert_eq!(asked.load(Ordering::SeqCst), 2, "checked twice");
+        assert_eq!(started.elapsed(), Duration::from_secs(120));
+        assert_eq!(keep_alives, 6, "the stream went on between the checks");
+        assert!(s.next_chunk().await.is_none());
     }
 }

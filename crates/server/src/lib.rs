@@ -341,7 +341,9 @@ async fn wire(
     );
     bus.subscribe(Arc::new(services.clone()));
     bus.subscribe(registry.clone());
-    let live = Arc::new(roomlink_http::LiveHub::new());
+    let live = Arc::new(roomlink_http::LiveHub::with_recheck(
+        std::time::Duration::from_millis(settings.security.stream_recheck_ms),
+    ));
     bus.subscribe(live.clone());
     Ok(Wiring {
         services,

@@ -5,11 +5,13 @@ use crate::AppState;
 use crate::caller::{Caller, address, query_param, throttled};
 use crate::error::ApiResult;
 use crate::limits::Attempt;
+use crate::live::CredentialCheck;
 use crate::table::{Access, Body, Description, Doc, Method, Operation, Param, Success, Tag};
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
+use roomlink_app::auth::Subject;
 use roomlink_domain::access::{Operation as Op, Target};
 use serde::Serialize;
 use std::convert::Infallible;
@@ -50,7 +52,8 @@ pub(super) const EVENTS: Operation = Operation {
             `inventory`, `listeners`; the data is `{\"topic\": ...}` and the client reads that \
             part again. It opens with `retry:` and `ready` (or `resync`: read everything \
             again), sends `: keep-alive` comments every 20 s, and ends with `closing` and a \
-            reason (`tokenRevoked`, `shuttingDown`). Each change has an `id:`; a client that \
+            reason (`tokenRevoked`, `credentialsRevoked`: a service user's Basic credentials no \
+            longer hold, checked every `security.stream_recheck_ms`; `shuttingDown`). Each change has an `id:`; a client that \
             reconnects with it (`Last-Event-ID`, or `lastEventId`) gets what it missed, or \
             `resync` when this instance cannot tell. Authenticate as usual, or with `ticket` \
             from `POST /api/live/tickets`.",
@@ -94,10 +97,30 @@ async fn events(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .or_else(|| query_param(&req, "lastEventId"));
+    // A service user's Basic credentials are checked again from time to time: nothing else
+    // tells this stream that the user was disabled or given a new password.
+    let check: Option<CredentialCheck> = matches!(principal.subject, Subject::ServiceUser { .. })
+        .then(|| {
+            let (state, principal) = (state.clone(), principal.clone());
+            Box::new(move || {
+                let (state, principal) = (state.clone(), principal.clone());
+                Box::pin(async move {
+                    match state.services.auth.still_valid(&principal).await {
+                        Ok(still) => still,
+                        // Storage trouble is not a revocation: the next check decides.
+                        Err(error) => {
+                            tracing::warn!(%error, "live stream: credentials not checked");
+                            true
+                        }
+                    }
+                }) as futures::future::BoxFuture<'static, bool>
+            }) as CredentialCheck
+        });
     let stream = state.live.follow(
         principal.enterprise_id.clone(),
         principal.token().map(|t| t.hash().clone()),
         last_event_id.as_deref(),
+        check,
     );
     let body = futures::stream::unfold(stream, |mut stream| async move {
         let chunk = stream.next_chunk().await?;

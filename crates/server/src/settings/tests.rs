@@ -190,6 +190,7 @@ service_key_file = "k.key"
 bcrypt_cost = 31
 verified_password_cache_secs = 0
 token_cache_ms = 0
+stream_recheck_ms = 3600000
 [log]
 format = "json"
 level = "debug"
@@ -233,6 +234,7 @@ meet_hosts = ["meet.google.com"]
     )]);
     let s = Settings::load_with_env(Some(&file), Some(env)).unwrap();
     assert_eq!(s.security.bcrypt_cost, 31);
+    assert_eq!(s.security.stream_recheck_ms, 3_600_000);
     assert_eq!(s.limits.token_burst, 1_000_000);
     assert_eq!(s.usage.retention_days, 90);
     assert_eq!(

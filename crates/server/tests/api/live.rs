@@ -2,10 +2,11 @@
 //! browser's `EventSource` reads it, what ends a stream, and resuming with `Last-Event-ID`.
 
 use crate::control::room as room_with_listener;
-use crate::support::app::{TestApp, assert_error, json};
+use crate::support::app::{Backend, TestApp, assert_error, json};
 use crate::support::sse::{Event, Events};
 use reqwest::{Method, Response, StatusCode};
 use roomlink_domain::ports::Clock;
+use roomlink_domain::secret::Secret;
 use roomlink_listener_sim::SimConfig;
 use serde_json::json;
 
@@ -197,6 +198,63 @@ async fn a_reconnecting_stream_gets_what_it_missed(app: TestApp) {
     let mut other = Events::new(open(&app, &format!("?ticket={pass}&lastEventId=1.1")).await);
     let resync = other.expect("resync").await;
     assert_eq!(resync.data, json!({"reason": "cannotResume"}));
+}
+
+/// A stream opened with a service user's Basic credentials ends once they stop holding (the
+/// user disabled, or given a new password), at the stream's next check; another user's goes on.
+async fn basic_streams_end_when_their_user_is_disabled_or_repassworded(backend: Backend) {
+    // Checked every second here (a minute by default).
+    let Some(app) = TestApp::spawn_with(
+        backend,
+        &[("ROOMLINK__SECURITY__STREAM_RECHECK_MS", "1000")],
+    )
+    .await
+    else {
+        return;
+    };
+    let (rw, _) = app.tenant("acme").await;
+    let basic = |user: &str| {
+        app.request(Method::GET, "/api/live/events")
+            .basic_auth(user, Some(format!("{user}-password")))
+            .send()
+    };
+    let mut admin = Events::new(basic("acme-admin").await.unwrap());
+    let mut viewer = Events::new(basic("acme-viewer").await.unwrap());
+    admin.expect("ready").await;
+    viewer.expect("ready").await;
+    room(&app, &rw, "Boardroom").await;
+    admin.expect("statuses").await;
+    viewer.expect("statuses").await;
+
+    app.services
+        .admin
+        .set_user_disabled("acme", "acme-viewer", true)
+        .await
+        .unwrap();
+    let closing = viewer.expect("closing").await;
+    assert_eq!(closing.data, json!({"reason": "credentialsRevoked"}));
+    assert_eq!(viewer.next().await, None, "ended");
+    // Its credentials open nothing now.
+    let (status, body) = json(basic("acme-viewer").await.unwrap()).await;
+    assert_error(status, &body, 401, "BadCredentialsException", 1_285_563_821);
+
+    app.services
+        .admin
+        .set_user_password("acme", "acme-admin", Secret::new("a-new-password-42"))
+        .await
+        .unwrap();
+    let closing = admin.expect("closing").await;
+    assert_eq!(closing.data, json!({"reason": "credentialsRevoked"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn basic_streams_end_when_their_user_is_disabled_or_repassworded_on_sqlite() {
+    basic_streams_end_when_their_user_is_disabled_or_repassworded(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn basic_streams_end_when_their_user_is_disabled_or_repassworded_on_postgres() {
+    basic_streams_end_when_their_user_is_disabled_or_repassworded(Backend::Postgres).await;
 }
 
 crate::on_every_backend!(
