@@ -13,7 +13,7 @@ use roomlink_app::auth::Principal;
 use roomlink_domain::access::Operation as Op;
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::endpoint::page::ListPosition;
-use roomlink_domain::error::Error;
+use roomlink_domain::error::{Error, ErrorKind as E};
 use roomlink_domain::rules::csv::export as csv_export;
 
 /// Endpoints fetched per database round trip, as the JSON list does.
@@ -77,7 +77,7 @@ pub(super) const EXPORT: Operation = Operation {
         params: &[Param::Query("include")],
         body: Body::None,
         success: Success::Other("text/csv"),
-        errors: &[],
+        errors: &[E::Invalid],
     }),
 };
 
