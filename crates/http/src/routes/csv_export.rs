@@ -52,7 +52,7 @@ async fn rows(
 /// `include=inventory` adds what each room last reported; nothing else can be included.
 fn with_inventory(req: &HttpRequest) -> Result<bool, Error> {
     match single_query_param(req, "include")?.as_deref() {
-        None | Some("") => Ok(false),
+        None => Ok(false),
         Some("inventory") => Ok(true),
         Some(_) => Err(Error::invalid(
             "include: the export can include `inventory` only",
