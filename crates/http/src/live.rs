@@ -498,7 +498,12 @@ mod tests {
         );
         assert_eq!(asked.load(Ordering::SeqCst), 2, "checked twice");
         assert_eq!(started.elapsed(), Duration::from_secs(120));
-        assert_eq!(keep_alives, 6, "the stream went on between the checks");
+        // Keep-alives at 20, 40, ... 100 s went out between the checks; the one due at 120 s
+        // with the second check may go before it or not (the stream picks either).
+        assert!(
+            (5..=6).contains(&keep_alives),
+            "the stream went on between the checks: {keep_alives}"
+        );
         assert!(s.next_chunk().await.is_none());
     }
 }
