@@ -19,12 +19,12 @@ use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::enums::Toggle;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, FailureId};
+use roomlink_domain::inventory::ReadFailure;
 use roomlink_domain::ports::{
     AutoJoinClaim, AutoJoinStore, Clock, Command, EndpointStore, EnterpriseStore, FailureStore,
     HealthScope, HealthSubject, IdGenerator, PollLease, WebhookStore,
 };
 use roomlink_domain::status::Failure;
-use roomlink_domain::webhook::event::CalendarUnreadable;
 use std::sync::Arc;
 
 /// The audit trail's name for the job (actor `scheduler`, id `auto-join`).
@@ -90,7 +90,7 @@ enum RoomOutcome {
 }
 
 /// A room's calendar as the round found it: read, or not (`unreadable`, why).
-fn calendar_subject(room: CalendarRoom, unreadable: Option<CalendarUnreadable>) -> HealthSubject {
+fn calendar_subject(room: CalendarRoom, unreadable: Option<ReadFailure>) -> HealthSubject {
     HealthSubject::Calendar {
         endpoint_id: room.id.into_string(),
         name: room.name,
@@ -166,7 +166,7 @@ impl AutoJoiner {
                     RoomOutcome::Settled(JoinOutcome::Joined) => round.joined += 1,
                     RoomOutcome::Settled(JoinOutcome::Failed) => round.failed += 1,
                     RoomOutcome::Unread(room, e) => {
-                        let why = CalendarUnreadable::of(&e);
+                        let why = ReadFailure::of(&e);
                         round.unread.push((room.id.clone(), e));
                         calendars.push(calendar_subject(room, Some(why)));
                     }

@@ -8,8 +8,8 @@ use roomlink_domain::endpoint::page::ListPosition;
 use roomlink_domain::enums::{CalendarType, MeetingPrivacyMode, Toggle};
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
+use roomlink_domain::inventory::ReadFailure;
 use roomlink_domain::ports::EndpointStore;
-use roomlink_domain::webhook::event::CalendarUnreadable;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -57,7 +57,7 @@ pub struct RoomPage {
     /// first room of that type. Its other rooms are left out.
     pub unreadable: Vec<(EndpointId, Error)>,
     /// The rooms left out because their type's account cannot be used, with why.
-    pub left_out: Vec<(CalendarRoom, CalendarUnreadable)>,
+    pub left_out: Vec<(CalendarRoom, ReadFailure)>,
     /// Every room the round is switched on for on this page (also those left out).
     pub selected: Vec<EndpointId>,
 }
@@ -69,7 +69,7 @@ pub struct RoomWalk<'a> {
     enterprise: &'a EnterpriseId,
     toggle: RoundToggle,
     /// Each type's account, or why it cannot be used this walk.
-    accounts: HashMap<CalendarType, std::result::Result<Arc<OpenAccount>, CalendarUnreadable>>,
+    accounts: HashMap<CalendarType, std::result::Result<Arc<OpenAccount>, ReadFailure>>,
     after: Option<ListPosition>,
     done: bool,
 }
@@ -123,7 +123,7 @@ impl<'a> RoomWalk<'a> {
                         .await
                         .map(Arc::new)
                         .map_err(|e| {
-                            let why = CalendarUnreadable::of(&e);
+                            let why = ReadFailure::of(&e);
                             found.unreadable.push((room.id.clone(), e));
                             why
                         });

@@ -154,8 +154,8 @@ impl Inventory {
     }
 }
 
-/// Why the last read failed: the catalog error's name and message (never a credential: the
-/// listener client's errors carry none).
+/// Why a read failed (a room's inventory, a room's calendar): the catalog error's name and
+/// message (never a credential: the listener client's and calendar readers' errors carry none).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFailure {

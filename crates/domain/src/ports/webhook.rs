@@ -5,9 +5,10 @@ use crate::audit::AuditEntry;
 use crate::error::Result;
 use crate::health::{HealthChange, HealthReason, HealthState};
 use crate::ids::{EndpointId, EnterpriseId, WebhookId};
+use crate::inventory::ReadFailure;
 use crate::listener::ListenerHealth;
 use crate::secret::{SealedSecret, Secret};
-use crate::webhook::event::{CalendarRef, CalendarUnreadable, RoomRef};
+use crate::webhook::event::{CalendarRef, RoomRef};
 use crate::webhook::{
     AttemptOutcome, DeliveryPage, DueDelivery, Event, Subscription, SubscriptionDraft,
 };
@@ -53,7 +54,7 @@ pub enum HealthSubject {
         listener_service_id: Option<String>,
         calendar_type: String,
         calendar_id: String,
-        unreadable: Option<CalendarUnreadable>,
+        unreadable: Option<ReadFailure>,
     },
 }
 

@@ -5,6 +5,7 @@
 use crate::audit::AuditEntry;
 use crate::civil::UtcParts;
 use crate::health::{HealthReason, HealthState};
+use crate::inventory::ReadFailure;
 use crate::listener::ListenerHealth;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -175,7 +176,7 @@ impl Event {
         room: &RoomRef<'_>,
         calendar: &CalendarRef<'_>,
         previously_readable: Option<bool>,
-        reason: Option<&CalendarUnreadable>,
+        reason: Option<&ReadFailure>,
         now: i64,
     ) -> Option<Event> {
         let readable = reason.is_none();
@@ -314,21 +315,4 @@ pub struct RoomRef<'a> {
 pub struct CalendarRef<'a> {
     pub calendar_type: &'a str,
     pub calendar_id: &'a str,
-}
-
-/// Why a room's calendar could not be read: the catalog error's name and message, which
-/// name no credential (the calendar readers' errors are written for callers).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CalendarUnreadable {
-    pub error_name: String,
-    pub error_message: String,
-}
-
-impl CalendarUnreadable {
-    pub fn of(error: &crate::error::Error) -> Self {
-        CalendarUnreadable {
-            error_name: error.kind().name().to_owned(),
-            error_message: error.message().to_owned(),
-        }
-    }
 }

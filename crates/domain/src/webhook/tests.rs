@@ -101,11 +101,11 @@ fn listener_events_skip_unknown_states_and_a_first_online() {
 #[test]
 fn a_calendar_read_is_news_when_it_starts_failing_and_when_it_is_read_again() {
     use crate::ports::HealthSubject;
-    let why = event::CalendarUnreadable {
+    let why = crate::inventory::ReadFailure {
         error_name: "CalendarServerException".into(),
         error_message: "the calendar server answered 401".into(),
     };
-    let subject = |unreadable: Option<&event::CalendarUnreadable>| HealthSubject::Calendar {
+    let subject = |unreadable: Option<&crate::inventory::ReadFailure>| HealthSubject::Calendar {
         endpoint_id: "e1".into(),
         name: "Fjord".into(),
         listener_service_id: Some("l1".into()),

@@ -6,11 +6,10 @@ use super::*;
 use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::health::{HealthReason, HealthState};
 use roomlink_domain::ids::{EndpointId, WebhookId};
-use roomlink_domain::inventory::{Inventory, InventoryRead};
+use roomlink_domain::inventory::{Inventory, InventoryRead, ReadFailure};
 use roomlink_domain::listener::ListenerHealth;
 use roomlink_domain::ports::{HealthScope, HealthSubject};
 use roomlink_domain::secret::SealedSecret;
-use roomlink_domain::webhook::event::CalendarUnreadable;
 use roomlink_domain::webhook::{AttemptOutcome, DeliveryState, Event, EventType, Subscription};
 
 const NOW: i64 = 1_800_000_000_000;
@@ -454,7 +453,7 @@ pub async fn calendar_reads_are_events_once(h: &Harness) {
         listener_service_id: None,
         calendar_type: "CALDAV".into(),
         calendar_id: "fjord@corp.example".into(),
-        unreadable: unreadable.then(|| CalendarUnreadable {
+        unreadable: unreadable.then(|| ReadFailure {
             error_name: "CalendarServerException".into(),
             error_message: "the calendar server answered 401".into(),
         }),
