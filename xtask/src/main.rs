@@ -16,6 +16,10 @@
 //! - `bench-calendars [--rooms N] [--no-build]`: N rooms' CalDAV calendars (default 10,000) read,
 //!   then confirmed unchanged, by auto-join rounds against a loopback CalDAV server, at the
 //!   default pace per host and with none; prints the table only.
+//! - `bench-usage`: usage questions over a year of call sessions for 10,000 rooms on
+//!   PostgreSQL (named by `ROOMLINK_TEST_DATABASE_URL`): the ignored
+//!   store test `usage_at_a_year_of_sessions` (dev build: the time is the database's); prints
+//!   the table only.
 //! - `demo [--release] [--exit-after-setup]`: the service and the listener simulator on a
 //!   SQLite database in `target/demo`, with demo data and commands to try; Ctrl-C stops both.
 //! - `fuzz [--seconds N] [--target NAME]...`: the cargo-fuzz targets of `fuzz/`, N seconds each
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Some("bench-calendars") => {
             bench::calendars::run(&std::env::args().skip(2).collect::<Vec<_>>())
         }
+        Some("bench-usage") => bench_usage(),
         Some("console-test") => demo::browser::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("fuzz") => fuzz::run(&std::env::args().skip(2).collect::<Vec<_>>()),
@@ -67,7 +72,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|bench-usage|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }
@@ -101,6 +106,28 @@ pub(crate) fn project_root() -> std::path::PathBuf {
         .parent()
         .map(std::path::Path::to_path_buf)
         .unwrap_or_default()
+}
+
+/// The usage measurement lives with the store's tests (it needs the store's internals: the
+/// migration's statements, a database per run); this runs it with its output shown.
+fn bench_usage() -> Result<(), String> {
+    const VAR: &str = "ROOMLINK_TEST_DATABASE_URL";
+    if std::env::var_os(VAR).is_none() {
+        return Err(format!(
+            "bench-usage needs a PostgreSQL server to create its database on: set {VAR}, \
+             e.g. postgres://postgres@127.0.0.1:5432/test"
+        ));
+    }
+    cargo(&[
+        "test",
+        "--workspace",
+        "--test",
+        "store",
+        "usage_at_a_year_of_sessions",
+        "--",
+        "--ignored",
+        "--nocapture",
+    ])
 }
 
 fn ci() -> Result<(), String> {

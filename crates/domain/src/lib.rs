@@ -40,6 +40,8 @@ pub mod rules;
 pub mod secret;
 pub mod status;
 pub mod system;
+#[cfg(test)]
+mod test_rng;
 pub mod token;
 pub mod usage;
 pub mod webhook;

@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 use crate::ids::EndpointId;
 use serde::Serialize;
 
+pub mod rollup;
+
 /// The rule every store follows after writing statuses, stated once for their comments.
 pub const SESSION_RULE: &str = "a room has one open call session exactly while its last \
     observed status has a call active";
@@ -169,6 +171,14 @@ impl UsageGrouping {
         }
     }
 
+    /// The group of `session` whose counted part starts at `start`, as [`UsageTotals::key`].
+    pub fn key_of(self, session: &CallSession, start: i64) -> String {
+        match self {
+            UsageGrouping::Room => session.endpoint_id.as_str().to_owned(),
+            g => g.bucket_of(start).to_string(),
+        }
+    }
+
     /// A numbered group as answered: a date, an hour, a weekday's name.
     pub fn label(self, bucket: i64) -> String {
         match self {
@@ -298,11 +308,9 @@ pub fn sum_sessions<'a>(
         let Some((start, end)) = query.counted(session, now) else {
             continue;
         };
-        let key = match query.group_by {
-            UsageGrouping::Room => session.endpoint_id.as_str().to_owned(),
-            g => g.bucket_of(start).to_string(),
-        };
-        let group = groups.entry(key).or_default();
+        let group = groups
+            .entry(query.group_by.key_of(session, start))
+            .or_default();
         group.0 += 1;
         group.1 += end - start;
         group.2.insert(start.div_euclid(civil::MS_PER_DAY));

@@ -233,25 +233,45 @@ macro_rules! follow_sessions {
                     .select((es::endpoint_id, es::join_source, es::join_ms, es::timestamp))
                     .load($c)
                     .await?;
-                for (id, source, at, started) in joins {
-                    let join = source.as_deref().and_then(JoinSource::parse).zip(at);
-                    let source = JoinSource::attributed(join, started).as_str();
-                    // A session opened meanwhile by another writer stands.
-                    let opened = diesel::insert_into(cs::table)
-                        .values((
-                            cs::enterprise_id.eq(enterprise),
-                            cs::endpoint_id.eq(&id),
-                            cs::started_ms.eq(started),
-                            cs::source.eq(source),
-                        ))
-                        .on_conflict_do_nothing()
-                        .execute($c)
-                        .await?;
-                    if opened > 0 {
-                        let event =
-                            roomlink_domain::webhook::Event::call_started(&id, started, source);
-                        emit_event!(&mut *$c, enterprise, &event, None)?;
-                    }
+                let opening: Vec<(&str, i64, &str)> = joins
+                    .iter()
+                    .map(|(id, source, at, started)| {
+                        let join = source.as_deref().and_then(JoinSource::parse).zip(*at);
+                        let source = JoinSource::attributed(join, *started).as_str();
+                        (id.as_str(), *started, source)
+                    })
+                    .collect();
+                // One statement for the chunk (the usage rollups follow it once, not once a
+                // call); a session opened meanwhile by another writer stands. Text, because
+                // diesel has no multi-row INSERT … RETURNING for SQLite.
+                let p = |n: usize| $crate::dialect::Dialect::param(&*$c, n);
+                let rows: Vec<String> = (0..opening.len())
+                    .map(|i| {
+                        let b = 4 * i;
+                        format!("({}, {}, {}, {})", p(b + 1), p(b + 2), p(b + 3), p(b + 4))
+                    })
+                    .collect();
+                let mut insert = diesel::sql_query(format!(
+                    "INSERT INTO call_sessions (enterprise_id, endpoint_id, started_ms, source) \
+                     VALUES {} ON CONFLICT DO NOTHING RETURNING endpoint_id, started_ms, source",
+                    rows.join(", ")
+                ))
+                .into_boxed();
+                for (id, started, source) in &opening {
+                    insert = insert
+                        .bind::<diesel::sql_types::Text, _>(enterprise)
+                        .bind::<diesel::sql_types::Text, _>(*id)
+                        .bind::<diesel::sql_types::BigInt, _>(*started)
+                        .bind::<diesel::sql_types::Text, _>(*source);
+                }
+                let opened: Vec<$crate::usage::OpenedSession> = insert.load($c).await?;
+                for session in &opened {
+                    let event = roomlink_domain::webhook::Event::call_started(
+                        &session.endpoint_id,
+                        session.started_ms,
+                        &session.source,
+                    );
+                    emit_event!(&mut *$c, enterprise, &event, None)?;
                 }
                 diesel::update(es::table.filter(es::endpoint_id.eq_any(&starting)))
                     .set((

@@ -103,7 +103,13 @@ pub(crate) async fn open_pg(url: String) -> ConnectionResult<AsyncPgConnection> 
     let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
         .await
         .map_err(|e| ConnectionError::BadConnection(error_chain(&e)))?;
-    AsyncPgConnection::try_from_client_and_connection(client, connection).await
+    let mut conn = AsyncPgConnection::try_from_client_and_connection(client, connection).await?;
+    // No JIT compilation: roomlink's statements are short, and the one that reads many rows
+    // (a usage question, about 100k) would spend 100 ms compiling to save less.
+    conn.batch_execute("SET jit = off")
+        .await
+        .map_err(|e| ConnectionError::BadConnection(error_chain(&e)))?;
+    Ok(conn)
 }
 
 /// An error and its causes, on one line.

@@ -1,6 +1,7 @@
-//! UsageStore: the figures of call sessions, summed by the database, the sessions themselves,
-//! and their retention. Sessions are opened and closed by the status writes
-//! (`follow_sessions!`).
+//! UsageStore: the figures of call sessions, summed by the database from its rollups and the
+//! sessions at a period's edges, the sessions themselves, and their retention. Sessions are
+//! opened and closed by the status writes (`follow_sessions!`); the rollups follow the sessions
+//! by the migration `usage_rollups`'s triggers.
 
 use crate::DbStore;
 use crate::dialect::Dialect;
@@ -14,6 +15,7 @@ use roomlink_domain::civil::MS_PER_DAY;
 use roomlink_domain::error::Error;
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
 use roomlink_domain::ports::UsageStore;
+use roomlink_domain::usage::rollup::{LONG_CALL_MS, RollupPlan};
 use roomlink_domain::usage::{CallSession, JoinSource, UsageGrouping, UsageQuery, UsageTotals};
 
 /// One group as the database sums it.
@@ -29,29 +31,119 @@ struct GroupRow {
     days_used: i64,
 }
 
-/// The usage query, for either backend: `param(n)` is its n-th bind parameter (1: enterprise,
-/// 2: from, 3: to, 4: the end of a session still going, the earlier of `to` and now). The same
-/// arithmetic as `UsageQuery::counted` and `UsageGrouping::bucket_of`, on whole milliseconds
-/// since the epoch (integer division in both backends).
-fn usage_sql(grouping: UsageGrouping, param: impl Fn(usize) -> String) -> String {
-    let (ent, from, to, cap) = (param(1), param(2), param(3), param(4));
+/// A call session `follow_sessions!` opened, as its `INSERT … RETURNING` answers.
+#[derive(QueryableByName)]
+pub(crate) struct OpenedSession {
+    #[diesel(sql_type = Text)]
+    pub endpoint_id: String,
+    #[diesel(sql_type = BigInt)]
+    pub started_ms: i64,
+    #[diesel(sql_type = Text)]
+    pub source: String,
+}
+
+/// The group key of a session whose counted part starts at `start` (a column or expression in
+/// milliseconds), as `UsageGrouping::bucket_of` numbers it.
+fn key_sql(grouping: UsageGrouping, start: &str) -> String {
     let hour = 60 * 60 * 1000;
-    let key = match grouping {
+    match grouping {
         UsageGrouping::Room => "endpoint_id".to_owned(),
-        UsageGrouping::Day => format!("CAST(s / {MS_PER_DAY} AS TEXT)"),
-        UsageGrouping::Hour => format!("CAST((s / {hour}) % 24 AS TEXT)"),
+        UsageGrouping::Day => format!("CAST({start} / {MS_PER_DAY} AS TEXT)"),
+        UsageGrouping::Hour => format!("CAST(({start} / {hour}) % 24 AS TEXT)"),
         // Day 0 of the epoch was a Thursday, 3 days after a Monday.
-        UsageGrouping::Weekday => format!("CAST((s / {MS_PER_DAY} + 3) % 7 AS TEXT)"),
-    };
-    format!(
+        UsageGrouping::Weekday => format!("CAST(({start} / {MS_PER_DAY} + 3) % 7 AS TEXT)"),
+    }
+}
+
+/// The usage query, for either backend, as `roomlink_domain::usage::rollup` divides it: one
+/// statement, so that its three parts read one snapshot. `param(n)` is its n-th bind
+/// parameter: 1 the enterprise, 2 `from`, 3 `to`, 4 `cap`, 5 and 6 the whole days' first and
+/// end milliseconds, 7 `from - LONG_CALL_MS`, 8 `cap - LONG_CALL_MS`. The arithmetic is that
+/// of `UsageQuery::counted` and `UsageGrouping::bucket_of`, on whole milliseconds since the
+/// epoch (integer division in both backends); the literal in `ended_ms - started_ms > …` is
+/// the one of the partial index `call_sessions_long`, so that the planners may use it.
+fn usage_sql(
+    plan: &RollupPlan,
+    grouping: UsageGrouping,
+    param: impl Fn(usize) -> String,
+) -> String {
+    let (ent, from, to, cap) = (param(1), param(2), param(3), param(4));
+    let (whole_from, whole_to, from_long, cap_long) = (param(5), param(6), param(7), param(8));
+    let long = LONG_CALL_MS;
+    // The sessions counted from themselves: started on the first or last partial day, still
+    // going from before `from`, or ended after `from` having started before it (short ones at
+    // most LONG_CALL_MS before, the long ones by their index).
+    let key = key_sql(grouping, "s");
+    let mut parts = vec![format!(
         "SELECT {key} AS bucket, COUNT(*) AS calls, CAST(SUM(e - s) AS BIGINT) AS ms_in_call, \
          COUNT(DISTINCT s / {MS_PER_DAY}) AS days_used \
          FROM (SELECT endpoint_id, \
              CASE WHEN started_ms < {from} THEN {from} ELSE started_ms END AS s, \
              CASE WHEN ended_ms IS NULL OR ended_ms > {cap} THEN {cap} ELSE ended_ms END AS e \
-             FROM call_sessions WHERE enterprise_id = {ent} AND started_ms < {to} \
-             AND (ended_ms > {from} OR ended_ms IS NULL)) AS counted \
+             FROM call_sessions WHERE enterprise_id = {ent} AND ( \
+                 (started_ms >= {from} AND started_ms < {whole_from}) \
+                 OR (started_ms >= {whole_to} AND started_ms < {to}) \
+                 OR (ended_ms IS NULL AND started_ms < {from}) \
+                 OR (started_ms >= {from_long} AND started_ms < {from} AND ended_ms > {from}) \
+                 OR (ended_ms - started_ms > {long} AND started_ms < {from_long} \
+                     AND ended_ms > {from}))) AS counted \
          WHERE e > s GROUP BY {key}"
+    )];
+    // The whole days, from the rollups. The parts stay when there are none (they then read
+    // nothing), so that the statement always has all its parameters.
+    let (first_day, end_day) = plan.days();
+    parts.push(if grouping == UsageGrouping::Room {
+        let mut spans: Vec<String> = plan
+            .room_spans()
+            .iter()
+            .map(|r| {
+                format!(
+                    "(span_days = {} AND first_day >= {} AND first_day < {})",
+                    r.span_days, r.first, r.end
+                )
+            })
+            .collect();
+        if spans.is_empty() {
+            spans.push("1 = 0".to_owned());
+        }
+        format!(
+            "SELECT endpoint_id AS bucket, CAST(SUM(calls) AS BIGINT) AS calls, \
+             CAST(SUM(ms) AS BIGINT) AS ms_in_call, CAST(SUM(days) AS BIGINT) AS days_used \
+             FROM usage_room_spans WHERE enterprise_id = {ent} AND ({}) \
+             GROUP BY endpoint_id",
+            spans.join(" OR ")
+        )
+    } else {
+        let key = key_sql(grouping, &format!("(day * {MS_PER_DAY} + hour * 3600000)"));
+        format!(
+            "SELECT {key} AS bucket, CAST(SUM(calls) AS BIGINT) AS calls, \
+             CAST(SUM(ms) AS BIGINT) AS ms_in_call, COUNT(DISTINCT day) AS days_used \
+             FROM usage_hours WHERE enterprise_id = {ent} AND day >= {first_day} \
+             AND day < {end_day} AND calls > 0 GROUP BY {key}"
+        )
+    });
+    // The whole days' calls that end after `cap` or go on: the rollups hold their whole
+    // time, or none yet; counted is up to `cap` (`RollupPlan::made_good`).
+    let key = key_sql(grouping, "started_ms");
+    parts.push(format!(
+        "SELECT {key} AS bucket, 0 AS calls, \
+         CAST(SUM((CASE WHEN ended_ms IS NULL OR ended_ms > {cap} THEN {cap} ELSE ended_ms END) \
+             - COALESCE(ended_ms, started_ms)) AS BIGINT) AS ms_in_call, 0 AS days_used \
+         FROM call_sessions WHERE enterprise_id = {ent} AND ( \
+             (ended_ms IS NULL AND started_ms >= {whole_from} AND started_ms < {whole_to}) \
+             OR (started_ms >= {whole_from} AND started_ms >= {cap_long} \
+                 AND started_ms < {whole_to} AND ended_ms > {cap}) \
+             OR (ended_ms - started_ms > {long} AND started_ms >= {whole_from} \
+                 AND started_ms < {whole_to} AND started_ms < {cap_long} \
+                 AND ended_ms > {cap})) \
+         GROUP BY {key}"
+    ));
+    format!(
+        "SELECT bucket, CAST(SUM(calls) AS BIGINT) AS calls, \
+         CAST(SUM(ms_in_call) AS BIGINT) AS ms_in_call, \
+         CAST(SUM(days_used) AS BIGINT) AS days_used \
+         FROM ({}) AS parts GROUP BY bucket",
+        parts.join(" UNION ALL ")
     )
 }
 
@@ -63,14 +155,18 @@ impl UsageStore for DbStore {
         query: &UsageQuery,
         now: i64,
     ) -> Result<Vec<UsageTotals>> {
-        let cap = query.to.min(now);
+        let plan = RollupPlan::new(query, now);
         let mut totals = db_run!(self, |c| {
-            let sql = usage_sql(query.group_by, |n| c.param(n));
+            let sql = usage_sql(&plan, query.group_by, |n| c.param(n));
             let rows: Vec<GroupRow> = diesel::sql_query(sql)
                 .bind::<Text, _>(enterprise.as_str())
-                .bind::<BigInt, _>(query.from)
-                .bind::<BigInt, _>(query.to)
-                .bind::<BigInt, _>(cap)
+                .bind::<BigInt, _>(plan.from)
+                .bind::<BigInt, _>(plan.to)
+                .bind::<BigInt, _>(plan.cap)
+                .bind::<BigInt, _>(plan.whole_from)
+                .bind::<BigInt, _>(plan.whole_to)
+                .bind::<BigInt, _>(plan.from.saturating_sub(LONG_CALL_MS))
+                .bind::<BigInt, _>(plan.cap.saturating_sub(LONG_CALL_MS))
                 .load(c)
                 .await?;
             Ok(rows)

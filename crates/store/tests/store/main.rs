@@ -15,3 +15,4 @@ mod postgres;
 mod secrets;
 mod sqlite;
 mod support;
+mod usage_scale;

@@ -61,7 +61,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-11-30-000000_call_sessions",
             "2026-12-01-000000_endpoint_inventories",
             "2026-12-02-000000_webhooks",
-            "2026-12-03-000000_health_history"
+            "2026-12-03-000000_health_history",
+            "2026-12-04-000000_usage_rollups"
         ]
     );
     let migrated = schema(&path);

@@ -137,6 +137,7 @@ mod tests {
     use crate::ids::{EndpointId, EnterpriseId, ListenerServiceId};
     use crate::rules::csv::STANDARD_COLUMNS;
     use crate::rules::csv::{CsvContext, CsvUpload};
+    use crate::test_rng::Rng;
     use serde_json::{Value, json};
     use std::collections::{HashMap, HashSet};
 
@@ -186,23 +187,7 @@ mod tests {
         .unwrap()
     }
 
-    /// A small deterministic generator (xorshift64*): the property test needs variety, not
-    /// cryptographic quality, and must fail the same way every run.
-    struct Rng(u64);
-
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-        fn chance(&mut self, percent: u64) -> bool {
-            self.next() % 100 < percent
-        }
         fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
             items[self.below(items.len())]
         }

@@ -109,6 +109,7 @@ macro_rules! contract_tests {
             an_auto_join_is_claimed_by_one_holder_once,
             call_sessions_follow_the_statuses,
             usage_sums_agree_with_the_reference,
+            usage_from_rollups_agrees_over_months,
             call_sessions_are_purged_once_ended_before_the_cutoff,
             inventories_keep_the_last_read_through_failures,
             inventory_listings_filter_and_page_by_endpoint_id,

@@ -201,6 +201,90 @@ pub async fn usage_sums_agree_with_the_reference(h: &Harness) {
     }
 }
 
+/// Every grouping over `periods` equals the reference over the sessions stored now.
+async fn usage_agrees(h: &Harness, e: &Enterprise, periods: &[(i64, i64)], now: i64) {
+    let all = h
+        .store
+        .call_sessions(&e.id, 0, i64::MAX, 10_000)
+        .await
+        .unwrap();
+    for &(from, to) in periods {
+        for grouping in [
+            UsageGrouping::Room,
+            UsageGrouping::Day,
+            UsageGrouping::Hour,
+            UsageGrouping::Weekday,
+        ] {
+            let query = UsageQuery::new(from, to, grouping).unwrap();
+            let got = h.store.usage(&e.id, &query, now).await.unwrap();
+            let mut expected: Vec<UsageTotals> = sum_sessions(&query, &all, now);
+            expected.sort_by(|a, b| a.key.cmp(&b.key));
+            assert_eq!(got, expected, "{grouping:?} over {from}..{to}");
+            assert!(!got.is_empty());
+        }
+    }
+}
+
+/// Over months, the databases answer from their rollups (roomlink_domain::usage::rollup) and
+/// the sessions at the edges: still the reference's answer, with calls longer than a day,
+/// calls crossing the period's ends, and after a room's deletion and a retention purge.
+pub async fn usage_from_rollups_agrees_over_months(h: &Harness) {
+    const HOUR: i64 = 60 * MINUTE;
+    const DAY: i64 = 24 * HOUR;
+    let e = enterprise(h, 10).await;
+    let rooms: Vec<Endpoint> =
+        join_all((0..3).map(|n| inserted(h, named(h, &e, &format!("R{n}"))))).await;
+    let ids: Vec<&EndpointId> = rooms.iter().map(|r| r.id()).collect();
+    let start = NINE - 150 * DAY;
+    let now = NINE + 5 * DAY + 3 * HOUR;
+    let (mut t, mut step) = (start, 0_i64);
+    while t < now - 2 * HOUR {
+        // R0: a short call every step; R1: in one call over two steps of three (calls of
+        // about a day); R2: a short call every other step.
+        let long = step % 3 != 2;
+        let at_start: Vec<EndpointStatus> = vec![
+            status(ids[0], t, true),
+            status(ids[1], t, long),
+            status(ids[2], t, step % 2 == 0),
+        ];
+        h.store.save_statuses(&e.id, &at_start).await.unwrap();
+        let end = t + (20 + 7 * (step % 5)) * MINUTE;
+        let at_end: Vec<EndpointStatus> = vec![
+            status(ids[0], end, false),
+            status(ids[1], end, long),
+            status(ids[2], end, false),
+        ];
+        h.store.save_statuses(&e.id, &at_end).await.unwrap();
+        t += 11 * HOUR + 17 * MINUTE;
+        step += 1;
+    }
+    save(h, &e, &[status(ids[0], now - 30 * MINUTE, true)]).await;
+
+    let midnight = |ms: i64| ms.div_euclid(DAY) * DAY;
+    let periods = [
+        // Whole days of every span length, ending before now and cutting calls at both ends.
+        (start + 3 * DAY + 7 * MINUTE, NINE),
+        // From midnight to midnight.
+        (midnight(NINE - 100 * DAY), midnight(NINE - 2 * DAY)),
+        // From before the first call to past now.
+        (start - 10 * DAY, now + DAY),
+        // Within one day, and across one midnight.
+        (NINE - DAY, NINE - DAY + 5 * HOUR),
+        (NINE - 20 * HOUR, NINE + 2 * HOUR),
+    ];
+    usage_agrees(h, &e, &periods, now).await;
+
+    // A room's deletion and the retention take their sessions' figures with them.
+    assert!(
+        h.store
+            .delete_endpoint(&e.id, ids[2], &audit_for(&e.id))
+            .await
+            .unwrap()
+    );
+    assert!(h.store.purge_call_sessions(start + 40 * DAY).await.unwrap() > 0);
+    usage_agrees(h, &e, &periods, now).await;
+}
+
 pub async fn call_sessions_are_purged_once_ended_before_the_cutoff(h: &Harness) {
     let e = enterprise(h, 10).await;
     let a = inserted(h, named(h, &e, "A")).await;

@@ -1,0 +1,11 @@
+DROP TRIGGER call_sessions_usage_hours_removed ON call_sessions;
+DROP TRIGGER call_sessions_usage_hours_changed ON call_sessions;
+DROP TRIGGER call_sessions_usage_hours_added ON call_sessions;
+DROP FUNCTION usage_hours_follow();
+DROP TRIGGER call_sessions_usage_rollup ON call_sessions;
+DROP FUNCTION usage_rollup();
+DROP FUNCTION usage_rollup_apply(call_sessions, BIGINT);
+DROP INDEX call_sessions_long;
+DROP INDEX call_sessions_enterprise_started;
+DROP TABLE usage_room_spans;
+DROP TABLE usage_hours;
