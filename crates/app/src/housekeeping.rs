@@ -9,8 +9,8 @@
 use roomlink_domain::audit::DEFAULT_RETENTION_DAYS;
 use roomlink_domain::error::Result;
 use roomlink_domain::ports::{
-    AuditStore, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus, StoreHealth,
-    TokenStore, UsageStore, WebhookStore,
+    AuditStore, AuthFailureLedger, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus,
+    StoreHealth, TokenStore, UsageStore, WebhookStore,
 };
 use roomlink_domain::usage::UsageRetention;
 use std::sync::Arc;
@@ -53,6 +53,7 @@ pub struct Housekeeping {
     pub tokens: Arc<dyn TokenStore>,
     pub pairing: Arc<dyn PairingStore>,
     pub failures: Arc<dyn FailureStore>,
+    pub auth_failures: Arc<dyn AuthFailureLedger>,
     pub audit: Arc<dyn AuditStore>,
     pub auto_joins: Arc<dyn AutoJoinStore>,
     pub usage: Arc<dyn UsageStore>,
@@ -74,6 +75,7 @@ pub struct Purged {
     pub call_sessions: u64,
     pub webhook_deliveries: u64,
     pub health_changes: u64,
+    pub auth_failures: u64,
 }
 
 impl Purged {
@@ -86,12 +88,13 @@ impl Purged {
             + self.call_sessions
             + self.webhook_deliveries
             + self.health_changes
+            + self.auth_failures
     }
 }
 
 impl Housekeeping {
-    /// Deletes expired access tokens, expired paired statuses and failures older than the
-    /// retention. Stops at the first storage error; the next round tries again.
+    /// Deletes expired access tokens, expired paired statuses, failures older than the
+    /// retention and refilled failed-authentication allowances. Stops at the first storage error; the next round tries again.
     pub async fn purge(&self) -> Result<Purged> {
         let now = self.clock.now_ms();
         Ok(Purged {
@@ -123,6 +126,8 @@ impl Housekeeping {
                     now - roomlink_domain::health::HISTORY_DAYS * AuditRetention::DAY_MS,
                 )
                 .await?,
+            // Allowances that have refilled: the same as none.
+            auth_failures: self.auth_failures.purge_auth_failures(now).await?,
         })
     }
 
@@ -142,8 +147,8 @@ mod tests {
     use super::*;
     use mockall::predicate::eq;
     use roomlink_domain::ports::{
-        MockAuditStore, MockAutoJoinStore, MockClock, MockFailureStore, MockPairingStore,
-        MockStoreHealth, MockTokenStore, MockUsageStore, MockWebhookStore,
+        MockAuditStore, MockAuthFailureLedger, MockAutoJoinStore, MockClock, MockFailureStore,
+        MockPairingStore, MockStoreHealth, MockTokenStore, MockUsageStore, MockWebhookStore,
     };
 
     const NOW: i64 = 1_800_000_000_000;
@@ -189,9 +194,15 @@ mod tests {
             .expect_purge_health_history()
             .with(eq(NOW - 30 * 24 * 3_600_000))
             .return_once(|_| Ok(8));
+        let mut auth_failures = MockAuthFailureLedger::new();
+        auth_failures
+            .expect_purge_auth_failures()
+            .with(eq(NOW))
+            .return_once(|_| Ok(9));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
+            auth_failures: Arc::new(auth_failures),
             webhooks: Arc::new(webhooks),
             tokens: Arc::new(tokens),
             pairing: Arc::new(pairing),
@@ -216,8 +227,9 @@ mod tests {
                 call_sessions: 6,
                 webhook_deliveries: 7,
                 health_changes: 8,
+                auth_failures: 9,
             }
         );
-        assert_eq!(purged.total(), 36);
+        assert_eq!(purged.total(), 45);
     }
 }

@@ -10,6 +10,7 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod auth_failures;
 pub mod auto_join;
 pub mod calendar_mirror;
 pub mod calendar_push;
@@ -88,6 +89,8 @@ pub struct Services {
     pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
     pub health_watch: Arc<webhooks::HealthWatch>,
     pub live_tickets: Arc<live::LiveTickets>,
+    /// Failed authentications counted for the whole cluster; `None` for an instance alone.
+    pub auth_failures: Option<Arc<auth_failures::AuthFailures>>,
     revocation: Arc<revocation::Revocation>,
     snapshots: Arc<snapshots::StatusSnapshots>,
 }
@@ -120,6 +123,8 @@ pub struct Policies {
     pub webhook_delivery: webhooks::DeliveryPolicy,
     /// The hosts webhook subscriptions may name.
     pub webhook_hosts: roomlink_domain::calendar::account::AllowedHosts,
+    /// Set in a cluster: failed authentications count in the shared database.
+    pub shared_allowances: Option<auth_failures::SharedAllowances>,
 }
 
 /// How old a room calendar's copy may be when rounds use it before its calendar system is
@@ -354,6 +359,7 @@ impl Services {
                 tokens: store.clone(),
                 pairing: store.clone(),
                 failures: store.clone(),
+                auth_failures: store.clone(),
                 audit: store.clone(),
                 auto_joins: store.clone(),
                 usage: store.clone(),
@@ -362,6 +368,13 @@ impl Services {
                 clock: ports.clock.clone(),
                 audit_retention: policies.audit_retention,
                 usage_retention: policies.usage_retention,
+            }),
+            auth_failures: policies.shared_allowances.clone().map(|shared| {
+                Arc::new(auth_failures::AuthFailures {
+                    ledger: store.clone(),
+                    clock: ports.clock.clone(),
+                    shared,
+                })
             }),
             auth,
             revocation,
@@ -380,6 +393,8 @@ impl EventSink for Services {
             ClusterEvent::ListenerChanged { .. } | ClusterEvent::LinkTaken { .. } => {}
             // For browsers' streams (the HTTP adapter's sink): nothing cached here depends on it.
             ClusterEvent::FleetChanged { .. } => {}
+            // For the rate limits (the HTTP adapter's sink).
+            ClusterEvent::RequestsAdmitted { .. } => {}
         }
     }
 }

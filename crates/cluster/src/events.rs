@@ -30,6 +30,12 @@ impl EventBus for NatsBus {
         self.local.deliver(&event);
         let kind = kind(&event);
         if self.client.connection_state() != State::Connected {
+            // Rate reports come every few tens of milliseconds under load: a warning each
+            // would flood the log (the events this warns of say enough of the outage).
+            if matches!(event, ClusterEvent::RequestsAdmitted { .. }) {
+                debug!(kind, "cluster: NATS is disconnected; rate report dropped");
+                return;
+            }
             warn!(
                 kind,
                 "cluster: NATS is disconnected; event not sent to other instances"
@@ -80,5 +86,6 @@ fn kind(event: &ClusterEvent) -> &'static str {
         ClusterEvent::ListenerChanged { .. } => "listener_changed",
         ClusterEvent::LinkTaken { .. } => "link_taken",
         ClusterEvent::FleetChanged { .. } => "fleet_changed",
+        ClusterEvent::RequestsAdmitted { .. } => "requests_admitted",
     }
 }

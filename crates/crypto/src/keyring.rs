@@ -76,6 +76,17 @@ impl ServiceKey {
     pub fn id(&self) -> &str {
         &self.id
     }
+
+    /// A key for another purpose, derived from this one (HMAC-SHA-256 of `purpose`): the same
+    /// on every instance sharing the service key, and telling nothing of it.
+    pub fn derive(&self, purpose: &str) -> Zeroizing<[u8; 32]> {
+        use hmac::{Hmac, KeyInit, Mac};
+        #[allow(clippy::expect_used)] // HMAC takes keys of any length
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(self.key.as_slice()).expect("HMAC takes any key");
+        mac.update(purpose.as_bytes());
+        Zeroizing::new(mac.finalize().into_bytes().into())
+    }
 }
 
 /// The current key and the previous ones, each at most once.
@@ -266,5 +277,15 @@ mod tests {
             KeyRing::parse("# nothing\n"),
             Err(KeyError::Malformed)
         ));
+    }
+
+    #[test]
+    fn derived_keys_are_per_purpose_and_stable() {
+        let key = ServiceKey::from_bytes([9; 32]);
+        let a = key.derive("one purpose");
+        assert_eq!(*a, *ServiceKey::from_bytes([9; 32]).derive("one purpose"));
+        assert_ne!(*a, *key.derive("another purpose"));
+        assert_ne!(*a, *ServiceKey::from_bytes([8; 32]).derive("one purpose"));
+        assert_ne!(*a, [9; 32]);
     }
 }

@@ -10,6 +10,7 @@ use crate::live::LiveTopic;
 use crate::token::TokenHash;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -87,6 +88,15 @@ pub enum ClusterEvent {
     LinkTaken {
         listener: ListenerServiceId,
         instance: String,
+    },
+    /// Requests `instance` admitted since its last report, per client address and per access
+    /// token (a keyed hash of the token, the key shared by the instances): every other
+    /// instance charges them to its own rate limits, so that the limits hold for the cluster
+    /// as a whole. Sent every few tens of milliseconds while requests come in.
+    RequestsAdmitted {
+        instance: String,
+        addresses: Vec<(IpAddr, u32)>,
+        tokens: Vec<(u64, u32)>,
     },
 }
 

@@ -15,6 +15,7 @@
 //!   event bus).
 //! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
 //! - [`system`]: clock and CSPRNG.
+//! - [`throttle`]: the failed-authentication allowance that a cluster's instances share.
 //! - test helpers (feature `test-support`): sample audit entries for other crates' tests.
 //!
 //! Architecture invariant: this crate depends on no web framework, database driver, HTTP
@@ -42,6 +43,7 @@ pub mod status;
 pub mod system;
 #[cfg(test)]
 mod test_rng;
+pub mod throttle;
 pub mod token;
 pub mod usage;
 pub mod webhook;

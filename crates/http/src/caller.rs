@@ -94,6 +94,10 @@ fn credentials(req: &HttpRequest) -> Result<Option<Credentials>, Error> {
 /// `BadCredentialsException` from it is counted, or answered `TooManyRequests` once the
 /// attempt's allowance from this address is spent. Other outcomes pass as they are: only wrong
 /// credentials count (missing ones guess nothing).
+///
+/// In a cluster the shared allowance decides (every instance's failures count in it) and this
+/// instance's memory counts along; when the database cannot be asked, the memory decides
+/// ([`Limiter::shared_unreachable`] says so in the log).
 pub(crate) async fn throttled<T>(
     state: &AppState,
     address: Option<std::net::IpAddr>,
@@ -101,16 +105,43 @@ pub(crate) async fn throttled<T>(
     verify: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Error> {
     let limiter = &state.limiter;
-    let attempt = limiter.attempt(address, attempt);
+    let local = limiter.attempt(address, attempt);
+    let shared = state
+        .services
+        .auth_failures
+        .as_ref()
+        .zip(address)
+        .map(|(failures, address)| (failures, failures.key(address, attempt.guessed())));
     let refused = |retry_after| {
         state.metrics.record_limited(Limit::AuthFailures.name());
         too_many_requests(Limit::AuthFailures, retry_after)
     };
-    limiter.before_verifying(&attempt).map_err(refused)?;
+    limiter.before_verifying(&local).map_err(refused)?;
+    if let Some((failures, key)) = &shared
+        && local.refuses_unverified()
+    {
+        match failures.refused(key).await {
+            Ok(Some(retry_after)) => return Err(refused(retry_after)),
+            Ok(None) => {}
+            Err(e) => limiter.shared_unreachable(&e),
+        }
+    }
     match verify.await {
         Err(e) if e.kind() == ErrorKind::BadCredentialsException => {
-            limiter.verifying_failed(&attempt).map_err(refused)?;
-            Err(e)
+            let counted_here = limiter.verifying_failed(&local);
+            let shared_says = match &shared {
+                Some((failures, key)) => failures
+                    .failed(key)
+                    .await
+                    .map_err(|e| limiter.shared_unreachable(&e))
+                    .ok(),
+                None => None,
+            };
+            match shared_says {
+                Some(Some(retry_after)) => Err(refused(retry_after)),
+                Some(None) => Err(e),
+                None => counted_here.map_err(refused).and(Err(e)),
+            }
         }
         outcome => outcome,
     }

@@ -18,7 +18,7 @@ mod table;
 pub mod tls;
 
 pub use error::ApiError;
-pub use limits::{LimitOptions, Rate};
+pub use limits::{LimitOptions, Limiter, REPORT_EVERY, Rate};
 pub use links::LinkRegistry;
 pub use live::LiveHub;
 pub use openapi::{DOCUMENT_PATH, REFERENCE_PATH};
@@ -46,7 +46,7 @@ pub struct AppState {
     pub links: Arc<LinkRegistry>,
     /// Browsers' live-update streams on this instance.
     pub live: Arc<LiveHub>,
-    limiter: limits::Limiter,
+    limiter: Arc<limits::Limiter>,
 }
 
 impl AppState {
@@ -61,7 +61,10 @@ impl AppState {
             metrics: metrics::Metrics::default(),
             links,
             live,
-            limiter: limits::Limiter::new(options.limits),
+            limiter: options
+                .limiter
+                .clone()
+                .unwrap_or_else(|| Arc::new(limits::Limiter::new(options.limits))),
         }
     }
 }
@@ -75,6 +78,9 @@ pub struct ServerOptions {
     pub shutdown_timeout: Duration,
     /// Rate limits and header bound (none by default; the binary configures them).
     pub limits: LimitOptions,
+    /// The limiter to apply them with, when it must be reachable from outside (a cluster's
+    /// instance charges it with the others' requests); one of its own otherwise.
+    pub limiter: Option<Arc<limits::Limiter>>,
     /// HTTPS with this certificate; plain HTTP without.
     pub tls: Option<Arc<tls::ReloadableCert>>,
 }
@@ -85,6 +91,7 @@ impl Default for ServerOptions {
             workers: 0,
             shutdown_timeout: Duration::from_secs(30),
             limits: LimitOptions::default(),
+            limiter: None,
             tls: None,
         }
     }

@@ -1,26 +1,34 @@
 //! Abuse limits: request rates per client address and per access token, throttling of
 //! repeated failed authentication, and a bound on request header size.
 //!
-//! Rates are governor's keyed GCRA limiters (a token bucket by another name) kept in memory per
-//! process (several instances each apply their own). A refusal is `TooManyRequests` with
+//! Rates are keyed GCRA buckets (a token bucket by another name, [`buckets`]) kept in memory.
+//! In a cluster each instance reports the requests it admitted to the others every
+//! [`REPORT_EVERY`] ([`Limiter::report`], a `RequestsAdmitted` event on the cluster bus), and
+//! charges theirs to its own buckets ([`Limiter::charge`]): the limits then hold for the
+//! cluster as a whole, up to what the instances admit within one report's delay. Without the
+//! bus (NATS down) each instance applies its own. Failed authentications are counted for the
+//! whole cluster in the database where the use cases say so (`roomlink_app::auth_failures`):
+//! see `caller::throttled`. A refusal is `TooManyRequests` with
 //! `Retry-After`, decided before any password hash or database work, so a flood costs little.
 //! The failed-authentication throttle is our own ([`throttle`]): see there for why. It is not
 //! applied here before routing but where credentials are checked ([`Limiter::attempt`]), as
 //! it counts per credential: see [`Attempt`].
 
+mod buckets;
 mod throttle;
 
+use buckets::Buckets;
 use governor::clock::{Clock, MonotonicClock};
-use governor::middleware::NoOpMiddleware;
-use governor::state::keyed::DashMapStateStore;
-use governor::{Quota, RateLimiter};
+use roomlink_domain::cluster::{ClusterEvent, EventSink};
+use roomlink_domain::throttle::Guessed;
 use roomlink_domain::{Error, ErrorKind};
+use siphasher::sip::SipHasher13;
+use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hash};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// One token bucket: `rate_per_sec` sustained, up to `burst` at once. A zero rate disables it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,10 +36,6 @@ pub struct Rate {
     pub rate_per_sec: f64,
     pub burst: f64,
 }
-
-/// governor keeps time in u64 nanoseconds and panics past them: a full bucket must refill
-/// within this, whatever the configuration says (a century is "never" for a rate limit).
-const MAX_REFILL_SECS: f64 = 100.0 * 365.0 * 86_400.0;
 
 impl Rate {
     pub const OFF: Rate = Rate {
@@ -41,19 +45,6 @@ impl Rate {
 
     fn enabled(self) -> bool {
         self.rate_per_sec > 0.0 && self.burst >= 1.0
-    }
-
-    /// The same bucket as a governor quota; `None` when the rate is off.
-    fn quota(self) -> Option<Quota> {
-        if !self.enabled() {
-            return None;
-        }
-        // A fractional burst rounds down, as a bucket can only hand out whole requests.
-        let burst = NonZeroU32::new(self.burst.min(f64::from(u32::MAX)) as u32)?;
-        let period = (1.0 / self.rate_per_sec)
-            .min(MAX_REFILL_SECS / f64::from(burst.get()))
-            .max(1e-9);
-        Quota::with_period(Duration::from_secs_f64(period)).map(|q| q.allow_burst(burst))
     }
 }
 
@@ -84,59 +75,8 @@ impl Default for LimitOptions {
 }
 
 /// Whole seconds to wait, rounded up and at least 1 (a `Retry-After: 0` invites a hot loop).
-fn retry_after_secs(wait: Duration) -> u64 {
+pub(crate) fn retry_after_secs(wait: Duration) -> u64 {
     (wait.as_secs_f64().ceil() as u64).max(1)
-}
-
-/// Checks between two prunings of a keyed limiter.
-const PRUNE_EVERY: usize = 4096;
-
-type Keyed<K, C> = RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<<C as Clock>::Instant>>;
-
-/// One keyed limiter (none when its rate is off).
-///
-/// governor keeps a state per key forever unless told otherwise. Every [`PRUNE_EVERY`] checks,
-/// `retain_recent` drops the keys whose bucket is full again (for governor, a full bucket and
-/// an absent key are the same), so the map holds the clients active within one refill time plus
-/// at most `PRUNE_EVERY` newcomers. Pruning walks the map, so its cost spreads over the checks
-/// in between; the map's memory is handed back only when pruning at least halved it, as a map
-/// that stays large would grow again at once.
-struct Buckets<K: Hash + Eq + Clone, C: Clock> {
-    limiter: Option<Keyed<K, C>>,
-    checks: AtomicUsize,
-}
-
-impl<K: Hash + Eq + Clone, C: Clock + Clone> Buckets<K, C> {
-    fn new(rate: Rate, clock: &C) -> Self {
-        Buckets {
-            limiter: rate
-                .quota()
-                .map(|quota| RateLimiter::dashmap_with_clock(quota, clock.clone())),
-            checks: AtomicUsize::new(0),
-        }
-    }
-
-    /// Takes one request's token; `Err(retry_after_secs)` when the bucket is empty.
-    fn check(&self, key: &K) -> Result<(), u64> {
-        let Some(limiter) = &self.limiter else {
-            return Ok(());
-        };
-        if self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
-            let before = limiter.len();
-            limiter.retain_recent();
-            if limiter.len() <= before / 2 {
-                limiter.shrink_to_fit();
-            }
-        }
-        limiter
-            .check_key(key)
-            .map_err(|not_until| retry_after_secs(not_until.wait_time_from(limiter.clock().now())))
-    }
-
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.limiter.as_ref().map_or(0, RateLimiter::len)
-    }
 }
 
 /// Which limit refused a request (the `limit` detail of `TooManyRequests`).
@@ -178,6 +118,18 @@ pub enum Attempt<'a> {
     ListenerSecret { listener: &'a str },
 }
 
+impl<'a> Attempt<'a> {
+    /// What the attempt guesses, as the cluster-wide allowances name it.
+    pub fn guessed(self) -> Guessed<'a> {
+        match self {
+            Attempt::Password { username } => Guessed::User(username),
+            Attempt::AccessToken => Guessed::AccessToken,
+            Attempt::PlatformToken => Guessed::PlatformToken,
+            Attempt::ListenerSecret { listener } => Guessed::Listener(listener),
+        }
+    }
+}
+
 /// An [`Attempt`] from one address, ready to check and count (no credential in it).
 #[derive(Debug, Clone, Copy)]
 pub struct AttemptKey {
@@ -199,11 +151,79 @@ pub struct Limiter<C: Clock = MonotonicClock> {
     /// The hash key for tokens, user names and listener ids in map keys: random per process,
     /// so nobody can aim collisions or recover a name from a hash.
     token_keys: RandomState,
+    /// In a cluster: what this instance tells the others.
+    sharing: Option<Sharing>,
+    /// When the log last said that the cluster-wide allowances could not be asked.
+    shared_warned: Mutex<Option<Instant>>,
 }
+
+/// How often an instance of a cluster reports the requests it admitted: the delay within which
+/// the instances together may admit more than one bucket's worth.
+pub const REPORT_EVERY: Duration = Duration::from_millis(50);
+
+/// The most keys of each kind one report holds (a report stays far below NATS's 1 MB message
+/// limit); requests of further keys in the same interval count on this instance only.
+const MAX_REPORTED_KEYS: usize = 10_000;
+
+/// An instance's part in the cluster's rate limits.
+struct Sharing {
+    /// This instance's id: its own reports, heard back from the bus, charge nothing.
+    instance: String,
+    /// The key of the tokens' hash, which every instance must share to name a token alike.
+    token_key: [u8; 16],
+    admitted: Mutex<Admitted>,
+}
+
+/// Requests admitted since the last report.
+#[derive(Default)]
+struct Admitted {
+    addresses: HashMap<IpAddr, u32>,
+    tokens: HashMap<u64, u32>,
+}
+
+fn count_in<K: Hash + Eq>(counts: &mut HashMap<K, u32>, key: K) {
+    if let Some(n) = counts.get_mut(&key) {
+        *n = n.saturating_add(1);
+    } else if counts.len() < MAX_REPORTED_KEYS {
+        counts.insert(key, 1);
+    }
+}
+
+/// At most one warning per this while the cluster-wide allowances cannot be asked.
+const SHARED_WARNING_EVERY: Duration = Duration::from_secs(60);
 
 impl Limiter {
     pub fn new(options: LimitOptions) -> Limiter {
         Limiter::with_clock(options, MonotonicClock)
+    }
+
+    /// The limiter of `instance`, one of a cluster's: tokens are hashed with `token_key` (the
+    /// same on every instance), and [`Limiter::report`] has the requests to tell the others.
+    pub fn in_cluster(options: LimitOptions, instance: String, token_key: [u8; 16]) -> Limiter {
+        Limiter::with_clock(options, MonotonicClock).sharing(instance, token_key)
+    }
+}
+
+impl std::fmt::Debug for Limiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limiter")
+            .field("options", &self.options)
+            .field("in_cluster", &self.sharing.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Other instances' reports: their requests count here too.
+impl EventSink for Limiter {
+    fn apply(&self, event: &ClusterEvent) {
+        self.charge(event);
+    }
+}
+
+impl AttemptKey {
+    /// Whether a spent allowance refuses the attempt before its credentials are verified.
+    pub fn refuses_unverified(&self) -> bool {
+        self.refuse_unverified
     }
 }
 
@@ -215,6 +235,92 @@ impl<C: Clock + Clone> Limiter<C> {
             per_token: Buckets::new(options.per_token, &clock),
             auth_failures: throttle::FailureThrottle::new(options.auth_failures, clock),
             token_keys: RandomState::new(),
+            sharing: None,
+            shared_warned: Mutex::new(None),
+        }
+    }
+
+    fn sharing(mut self, instance: String, token_key: [u8; 16]) -> Self {
+        self.sharing = Some(Sharing {
+            instance,
+            token_key,
+            admitted: Mutex::new(Admitted::default()),
+        });
+        self
+    }
+
+    /// A token's key in the per-token buckets (and in reports, where the key is shared).
+    fn token_key(&self, token: &str) -> u64 {
+        match &self.sharing {
+            Some(sharing) => {
+                let mut hasher = SipHasher13::new_with_key(&sharing.token_key);
+                hasher.write(token.as_bytes());
+                hasher.finish()
+            }
+            None => self.token_keys.hash_one(token),
+        }
+    }
+
+    /// In a cluster: the requests admitted since the last report, to send to the other
+    /// instances; `None` when there were none (or this instance is alone).
+    pub fn report(&self) -> Option<ClusterEvent> {
+        let sharing = self.sharing.as_ref()?;
+        let admitted = std::mem::take(
+            &mut *sharing
+                .admitted
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        if admitted.addresses.is_empty() && admitted.tokens.is_empty() {
+            return None;
+        }
+        Some(ClusterEvent::RequestsAdmitted {
+            instance: sharing.instance.clone(),
+            addresses: admitted.addresses.into_iter().collect(),
+            tokens: admitted.tokens.into_iter().collect(),
+        })
+    }
+
+    /// Charges another instance's report to this instance's buckets (its own report, heard
+    /// back, and other events change nothing).
+    pub fn charge(&self, event: &ClusterEvent) {
+        let ClusterEvent::RequestsAdmitted {
+            instance,
+            addresses,
+            tokens,
+        } = event
+        else {
+            return;
+        };
+        if self
+            .sharing
+            .as_ref()
+            .is_none_or(|s| s.instance == *instance)
+        {
+            return;
+        }
+        for (address, requests) in addresses {
+            self.per_address.charge(address, *requests);
+        }
+        for (token, requests) in tokens {
+            self.per_token.charge(token, *requests);
+        }
+    }
+
+    /// The cluster-wide allowances could not be asked: this instance's own count decides
+    /// meanwhile. Says so in the log, at most once a minute.
+    pub fn shared_unreachable(&self, error: &Error) {
+        let mut warned = self
+            .shared_warned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if warned.is_none_or(|at| at.elapsed() >= SHARED_WARNING_EVERY) {
+            *warned = Some(Instant::now());
+            tracing::warn!(
+                error = %error,
+                "cannot reach the cluster-wide failed-authentication allowances; this instance \
+                 throttles failed authentications on its own count meanwhile"
+            );
         }
     }
 
@@ -240,9 +346,21 @@ impl<C: Clock + Clone> Limiter<C> {
                 .check(&ip)
                 .map_err(|s| (Limit::Address, s))?;
         }
-        if let Some(token) = token {
-            let key = self.token_keys.hash_one(token);
+        let token = token.map(|token| self.token_key(token));
+        if let Some(key) = token {
             self.per_token.check(&key).map_err(|s| (Limit::Token, s))?;
+        }
+        if let Some(sharing) = &self.sharing {
+            let mut admitted = sharing
+                .admitted
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(ip) = address {
+                count_in(&mut admitted.addresses, ip);
+            }
+            if let Some(key) = token {
+                count_in(&mut admitted.tokens, key);
+            }
         }
         Ok(())
     }
@@ -486,8 +604,59 @@ mod tests {
                 rate_per_sec: off,
                 burst: 1.0,
             };
-            assert_eq!(rate.quota(), None);
+            assert_eq!(rate.cell(), None);
         }
+    }
+
+    #[test]
+    fn instances_of_a_cluster_charge_each_others_requests() {
+        let rate = Rate {
+            rate_per_sec: 1.0,
+            burst: 4.0,
+        };
+        let clock = FakeRelativeClock::default();
+        let options = LimitOptions {
+            per_address: rate,
+            per_token: rate,
+            ..LimitOptions::default()
+        };
+        let instance = |name: &str| {
+            Limiter::with_clock(options, clock.clone()).sharing(name.to_owned(), [5; 16])
+        };
+        let (a, b) = (instance("a"), instance("b"));
+        assert!(a.report().is_none());
+        // Three requests on a, with a token; b hears of them.
+        for _ in 0..3 {
+            assert_eq!(a.admit(Some(IP), Some("t")), Ok(()));
+        }
+        let report = a.report().unwrap();
+        assert!(a.report().is_none(), "a report is sent once");
+        // Its own report, heard back, charges nothing.
+        a.charge(&report);
+        assert_eq!(a.admit(Some(IP), None), Ok(()));
+        assert!(a.admit(Some(IP), None).is_err());
+        // b has one request of the address's four left, and of the token's (hashed alike).
+        b.charge(&report);
+        assert_eq!(b.admit(Some(IP), Some("t")), Ok(()));
+        assert_eq!(b.admit(Some(IP), None), Err((Limit::Address, 1)));
+        let other = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+        assert_eq!(b.admit(Some(other), Some("t")), Err((Limit::Token, 1)));
+        // Charges beyond the bucket are debt: with the request just refused for its token
+        // (which took its address's place), ten seconds of requests, less the three of slack.
+        b.charge(&ClusterEvent::RequestsAdmitted {
+            instance: "c".into(),
+            addresses: vec![(other, 9)],
+            tokens: vec![],
+        });
+        assert_eq!(b.admit(Some(other), None), Err((Limit::Address, 7)));
+        clock.advance(Duration::from_secs(7));
+        assert_eq!(b.admit(Some(other), None), Ok(()));
+        // Alone, a limiter reports nothing and ignores reports.
+        let (alone, _) = limiter(rate, rate, Rate::OFF);
+        assert_eq!(alone.admit(Some(IP), None), Ok(()));
+        assert!(alone.report().is_none());
+        alone.charge(&report);
+        assert_eq!(alone.admit(Some(IP), None), Ok(()));
     }
 
     #[test]
@@ -497,11 +666,11 @@ mod tests {
             burst: 5.0,
         };
         let (l, clock) = limiter(rate, Rate::OFF, Rate::OFF);
-        for i in 0..PRUNE_EVERY as u32 - 1 {
+        for i in 0..buckets::PRUNE_EVERY as u32 - 1 {
             let ip = IpAddr::V4(std::net::Ipv4Addr::from(i));
             assert_eq!(l.admit(Some(ip), None), Ok(()));
         }
-        assert_eq!(l.per_address.len(), PRUNE_EVERY - 1);
+        assert_eq!(l.per_address.len(), buckets::PRUNE_EVERY - 1);
         // Once every bucket has refilled, the next pruning forgets them all.
         clock.advance(Duration::from_secs(1));
         assert_eq!(l.admit(Some(IP), None), Ok(()));

@@ -247,7 +247,9 @@ impl EventSink for LiveHub {
             ClusterEvent::TokenDeleted { hash } => {
                 let _ = self.signals.send(Signal::Revoked(hash.clone()));
             }
-            ClusterEvent::ListenerChanged { .. } | ClusterEvent::LinkTaken { .. } => {}
+            ClusterEvent::ListenerChanged { .. }
+            | ClusterEvent::LinkTaken { .. }
+            | ClusterEvent::RequestsAdmitted { .. } => {}
         }
     }
 }

@@ -69,6 +69,8 @@ struct State {
     health: HashMap<(EnterpriseId, (&'static str, String)), String>,
     /// Rooms' health changes (enterprise, endpoint id, change), oldest first.
     health_history: Vec<(EnterpriseId, String, roomlink_domain::health::HealthChange)>,
+    /// Failed-authentication allowances: each key's `tat`.
+    auth_failures: HashMap<roomlink_domain::throttle::FailureKey, i64>,
 }
 
 impl State {

@@ -1,4 +1,5 @@
-//! PairingStore, StatusStore, FailureStore and StoreHealth of the in-memory store.
+//! PairingStore, StatusStore, FailureStore, AuthFailureLedger and StoreHealth of the in-memory
+//! store.
 
 use super::MemoryStore;
 use async_trait::async_trait;
@@ -6,8 +7,11 @@ use roomlink_domain::audit::AuditEntry;
 use roomlink_domain::error::{Error, Result};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, PairingCodeId};
 use roomlink_domain::pairing::{PairedStatus, PairingCode};
-use roomlink_domain::ports::{FailureStore, PairingStore, StatusStore, StoreHealth};
+use roomlink_domain::ports::{
+    AuthFailureLedger, FailureStore, PairingStore, StatusStore, StoreHealth,
+};
 use roomlink_domain::status::{EndpointStatus, Failure};
+use roomlink_domain::throttle::{Allowance, FailureKey, Spend};
 use roomlink_domain::token::AccessToken;
 use roomlink_domain::usage::JoinSource;
 
@@ -196,6 +200,32 @@ impl FailureStore for MemoryStore {
         let before = s.failures.len();
         s.failures.retain(|f| f.error_date >= cutoff);
         Ok((before - s.failures.len()) as u64)
+    }
+}
+
+#[async_trait]
+impl AuthFailureLedger for MemoryStore {
+    async fn failure_tat(&self, key: &FailureKey) -> Result<Option<i64>> {
+        Ok(self.lock()?.auth_failures.get(key).copied())
+    }
+
+    async fn spend_failure(
+        &self,
+        key: &FailureKey,
+        now: i64,
+        allowance: Allowance,
+    ) -> Result<Spend> {
+        let mut s = self.lock()?;
+        let spent = allowance.spend(s.auth_failures.get(key).copied(), now);
+        s.auth_failures.insert(key.clone(), spent.tat_ms);
+        Ok(spent)
+    }
+
+    async fn purge_auth_failures(&self, now: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.auth_failures.len();
+        s.auth_failures.retain(|_, tat| *tat > now);
+        Ok((before - s.auth_failures.len()) as u64)
     }
 }
 

@@ -7,10 +7,11 @@ use anyhow::Context;
 use roomlink_app::Services;
 use roomlink_crypto::{KeyRing, Sealer};
 use roomlink_domain::access::Role;
+use roomlink_domain::cluster::EventBus;
 use roomlink_domain::listener::LINK_HEARTBEAT_MS;
 use roomlink_domain::secret::Secret;
-use roomlink_http::LinkRegistry;
 use roomlink_http::tls::ReloadableCert;
+use roomlink_http::{Limiter, LinkRegistry, REPORT_EVERY};
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
@@ -114,6 +115,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         cluster,
         sealer,
         outbox: _,
+        rate_token_key,
     } = wiring;
     let tls = match settings.server.tls_files() {
         Some(files) => {
@@ -124,10 +126,22 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
     let listener = TcpListener::bind(&settings.server.bind)
         .with_context(|| format!("cannot listen on {}", settings.server.bind))?;
     let address = listener.local_addr()?;
+    // In a cluster the rate limits hold for all instances: each reports what it admitted and
+    // charges what the others did.
+    let limiter = cluster.as_ref().map(|cluster| {
+        let limiter = Arc::new(Limiter::in_cluster(
+            settings.limits.options(),
+            cluster.instance().to_owned(),
+            rate_token_key,
+        ));
+        cluster.local_bus().subscribe(limiter.clone());
+        limiter
+    });
     let options = roomlink_http::ServerOptions {
         workers: settings.server.workers,
         shutdown_timeout: Duration::from_secs(settings.server.shutdown_timeout_secs),
         limits: settings.limits.options(),
+        limiter: limiter.clone(),
         tls: tls.clone(),
     };
     let server = roomlink_http::serve(
@@ -138,7 +152,7 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
         live.clone(),
     )?;
     let poll_every = Duration::from_millis(settings.listener.status_poll_interval_ms.max(1000));
-    let background = Background(vec![
+    let mut background = vec![
         tokio::spawn(poll_statuses(services.clone(), poll_every)),
         tokio::spawn(housekeeping(services.clone())),
         tokio::spawn(link_heartbeat(services.clone(), links.clone())),
@@ -154,7 +168,14 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
             services.clone(),
             Duration::from_millis(settings.webhooks.delivery_interval_ms.max(50)),
         )),
-    ]);
+    ];
+    if let (Some(limiter), Some(cluster)) = (&limiter, &cluster) {
+        background.push(tokio::spawn(report_admitted(
+            limiter.clone(),
+            cluster.bus(),
+        )));
+    }
+    let background = Background(background);
     Ok(Running {
         address,
         server,
@@ -492,6 +513,19 @@ async fn link_heartbeat(services: Services, links: Arc<LinkRegistry>) {
     }
 }
 
+/// Tells the other instances of a cluster, every `REPORT_EVERY`, which requests this one
+/// admitted (nothing when there were none).
+async fn report_admitted(limiter: Arc<Limiter>, bus: Arc<dyn EventBus>) {
+    let mut tick = tokio::time::interval(REPORT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Some(report) = limiter.report() {
+            bus.publish(report);
+        }
+    }
+}
+
 /// Purges expired records every five minutes (the rules: `roomlink_app::housekeeping`).
 async fn housekeeping(services: Services) {
     let mut tick = tokio::time::interval(Duration::from_secs(300));
@@ -506,6 +540,8 @@ async fn housekeeping(services: Services) {
                 auto_joins = purged.auto_joins,
                 webhook_deliveries = purged.webhook_deliveries,
                 health_changes = purged.health_changes,
+                call_sessions = purged.call_sessions,
+                auth_failures = purged.auth_failures,
                 "expired records purged"
             ),
             Ok(_) => {}

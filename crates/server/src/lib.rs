@@ -10,6 +10,7 @@ pub mod maintenance;
 pub mod settings;
 
 use anyhow::Context;
+use roomlink_app::auth_failures::SharedAllowances;
 use roomlink_app::housekeeping::AuditRetention;
 use roomlink_app::revocation::TokenCacheLifetime;
 use roomlink_app::{CalendarPollInterval, ListCacheBudget, Policies, Ports, Services};
@@ -21,6 +22,7 @@ use roomlink_domain::pairing::PairingPolicy;
 use roomlink_domain::ports::{Clock, IdGenerator, PlatformIdentity};
 use roomlink_domain::secret::Secret;
 use roomlink_domain::system::{RandomIds, SystemClock};
+use roomlink_domain::throttle::Allowance;
 use roomlink_http::LinkRegistry;
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
 use roomlink_platform::{OAuth2Platform, StaticPlatform};
@@ -152,6 +154,13 @@ fn url_host(url: &str) -> &str {
     authority.rsplit_once('@').map_or(authority, |(_, h)| h)
 }
 
+/// What the key of the failed-authentication allowances' hash is derived for: a new purpose
+/// string would start every allowance afresh.
+const AUTH_FAILURE_KEY_PURPOSE: &str = "roomlink auth-failure allowances v1";
+
+/// What the key of the tokens' hash in the rate limits is derived for.
+const RATE_TOKEN_KEY_PURPOSE: &str = "roomlink rate-limit token keys v1";
+
 /// A serving process's wiring: the use cases, and the outbound listeners' connections this
 /// instance holds (the HTTP adapter accepts them, the use cases send through them).
 pub struct Wiring {
@@ -167,6 +176,8 @@ pub struct Wiring {
     /// An admin command's events, for [`announce::announce`]; `None` when serving (the
     /// cluster bus sends them at once).
     pub outbox: Option<Arc<announce::Outbox>>,
+    /// The key with which a cluster's instances all hash access tokens in their rate limits.
+    pub rate_token_key: [u8; 16],
 }
 
 /// Every use case, wired to real adapters, for serving: a missing SQLite file is created
@@ -266,6 +277,17 @@ async fn wire(
         token_cache: TokenCacheLifetime(
             i64::try_from(settings.security.token_cache_ms).unwrap_or(i64::MAX),
         ),
+        // Instances of a cluster count failed authentications together (none when off).
+        shared_allowances: Allowance::per_minute(settings.limits.auth_failures_per_minute)
+            .filter(|_| serving && settings.cluster.nats_url.is_some())
+            .map(|allowance| SharedAllowances {
+                allowance,
+                hash_key: *key.current().derive(AUTH_FAILURE_KEY_PURPOSE),
+            }),
+    };
+    let rate_token_key: [u8; 16] = {
+        let derived = key.current().derive(RATE_TOKEN_KEY_PURPOSE);
+        std::array::from_fn(|i| derived[i])
     };
     // This process among roomlink instances: names its connections and bus messages.
     let instance = RandomIds.entity_id()[..12].to_owned();
@@ -352,6 +374,7 @@ async fn wire(
         cluster,
         sealer,
         outbox,
+        rate_token_key,
     })
 }
 

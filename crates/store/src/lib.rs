@@ -288,6 +288,7 @@ macro_rules! follow_sessions {
 }
 
 mod audit;
+mod auth_failures;
 mod calendars;
 mod config;
 mod dialect;

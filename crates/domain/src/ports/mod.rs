@@ -41,6 +41,7 @@ pub trait Store:
     + PairingStore
     + StatusStore
     + FailureStore
+    + AuthFailureLedger
     + AuditStore
     + UsageStore
     + InventoryStore
@@ -63,6 +64,7 @@ impl<T> Store for T where
         + PairingStore
         + StatusStore
         + FailureStore
+        + AuthFailureLedger
         + AuditStore
         + UsageStore
         + InventoryStore

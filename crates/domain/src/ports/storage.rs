@@ -12,6 +12,7 @@ use crate::pairing::{PairedStatus, PairingCode};
 use crate::rules::csv::{CsvContext, CsvReport, CsvWrite};
 use crate::secret::SealedSecret;
 use crate::status::{EndpointStatus, Failure};
+use crate::throttle::{Allowance, FailureKey, Spend};
 use crate::token::{AccessToken, TokenHash};
 use crate::usage::{CallSession, UsageQuery, UsageTotals};
 use async_trait::async_trait;
@@ -400,6 +401,26 @@ pub trait FailureStore: Send + Sync {
     async fn failures(&self, enterprise: &EnterpriseId, limit: usize) -> Result<Vec<Failure>>;
     /// Deletes every failure dated before `cutoff`; returns how many.
     async fn purge_failures(&self, cutoff: i64) -> Result<u64>;
+}
+
+/// The failed-authentication allowances that a cluster's instances share (see
+/// [`crate::throttle`]): one `tat` per key.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait AuthFailureLedger: Send + Sync {
+    /// The key's `tat`, if it has one.
+    async fn failure_tat(&self, key: &FailureKey) -> Result<Option<i64>>;
+    /// Spends one failure of `key` at `now` as [`Allowance::spend`] does, atomically: failures
+    /// spent at once by several instances each count.
+    async fn spend_failure(
+        &self,
+        key: &FailureKey,
+        now: i64,
+        allowance: Allowance,
+    ) -> Result<Spend>;
+    /// Forgets the keys whose `tat` is not after `now` (a full bucket is the same as none);
+    /// returns how many.
+    async fn purge_auth_failures(&self, now: i64) -> Result<u64>;
 }
 
 /// The audit trail (see [`crate::audit`]). Successful writes are recorded by the write methods

@@ -42,7 +42,7 @@ access_tokens = ["plat-token-alice"]
 "#;
 
 /// Instances that are killed when the test ends, however it ends.
-struct Instances(Vec<Option<Child>>);
+pub(crate) struct Instances(pub(crate) Vec<Option<Child>>);
 
 impl Instances {
     fn kill(&mut self, i: usize) {

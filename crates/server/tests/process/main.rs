@@ -12,6 +12,7 @@ mod admin;
 mod binary;
 mod cancellation;
 mod cluster;
+mod cluster_limits;
 mod faults;
 mod list_cache;
 mod live;

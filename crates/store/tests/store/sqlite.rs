@@ -62,7 +62,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-12-01-000000_endpoint_inventories",
             "2026-12-02-000000_webhooks",
             "2026-12-03-000000_health_history",
-            "2026-12-04-000000_usage_rollups"
+            "2026-12-04-000000_usage_rollups",
+            "2026-12-05-000000_auth_failures"
         ]
     );
     let migrated = schema(&path);

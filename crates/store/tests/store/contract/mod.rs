@@ -85,6 +85,7 @@ macro_rules! contract_tests {
             listeners_round_trip_and_guard_deletion,
             statuses_upsert_in_endpoint_order,
             failures_newest_first,
+            auth_failures_follow_the_domain_rule,
             enterprises_are_isolated,
             ping_answers,
             enterprises_listed_counted_and_limited,

@@ -195,3 +195,69 @@ pub async fn failures_newest_first(h: &Harness) {
         vec![theirs]
     );
 }
+
+/// The shared failed-authentication allowances: every adapter spends as the domain's rule
+/// does (compared over random failures of a few keys), concurrent failures of one key each
+/// count, and only full buckets are purged.
+pub async fn auth_failures_follow_the_domain_rule(h: &Harness) {
+    use roomlink_domain::throttle::{Allowance, FailureKey, Guessed};
+    let hash_key = [3u8; 32];
+    let address = std::net::IpAddr::from([127, 0, 0, 1]);
+    let keys = [
+        FailureKey::new(&hash_key, address, Guessed::User("ops")),
+        FailureKey::new(&hash_key, address, Guessed::AccessToken),
+        FailureKey::new(&hash_key, address, Guessed::Listener("l1")),
+    ];
+    let allowance = Allowance::per_minute(5).unwrap(); // one every 12 s, five at once
+    let mut expected: [Option<i64>; 3] = [None; 3];
+    let (mut now, mut seed) = (1_000_000_000_000i64, 0x2545_F491u64);
+    for step in 0..300 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let which = (seed % 3) as usize;
+        now += (seed >> 8) as i64 % 9_000;
+        assert_eq!(
+            h.store.failure_tat(&keys[which]).await.unwrap(),
+            expected[which],
+            "step {step}"
+        );
+        let want = allowance.spend(expected[which], now);
+        let got = h
+            .store
+            .spend_failure(&keys[which], now, allowance)
+            .await
+            .unwrap();
+        assert_eq!(got, want, "step {step}");
+        expected[which] = Some(want.tat_ms);
+    }
+
+    // Ten instances failing the same fresh key at once: five count, as from one.
+    let burst = FailureKey::new(&hash_key, address, Guessed::User("burst"));
+    let spent = join_all((0..10).map(|_| h.store.spend_failure(&burst, now, allowance))).await;
+    let counted = spent
+        .into_iter()
+        .filter(|s| s.as_ref().unwrap().counted)
+        .count();
+    assert_eq!(counted, 5);
+    assert_eq!(
+        h.store.failure_tat(&burst).await.unwrap(),
+        Some(now + 5 * allowance.interval_ms())
+    );
+
+    // Purging forgets the full buckets only.
+    let latest = expected.iter().flatten().copied().max().unwrap();
+    let purged = h.store.purge_auth_failures(now).await.unwrap();
+    let still_spent = expected.iter().flatten().filter(|t| **t > now).count() + 1;
+    assert_eq!(purged as usize, 4 - still_spent);
+    assert_eq!(
+        h.store
+            .purge_auth_failures(latest.max(now + 60_000))
+            .await
+            .unwrap() as usize,
+        still_spent
+    );
+    for key in keys.iter().chain([&burst]) {
+        assert_eq!(h.store.failure_tat(key).await.unwrap(), None);
+    }
+}
