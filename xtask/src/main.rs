@@ -1,6 +1,8 @@
 //! Repository automation. `cargo xtask <task>`:
 //!
-//! - `ci`: what CI runs: format check, clippy with warnings denied, the boundary check, tests.
+//! - `ci`: the README's test command: what the tests need set up (`.ci/setup`), then format
+//!   check, clippy with warnings denied, the boundary check, every test (SKIPPED lines repeated
+//!   at the end).
 //! - `boundaries`: the architecture invariants: `roomlink-domain` and `roomlink-app` reach no
 //!   web framework, database driver, HTTP client or async runtime; each crate depends only on
 //!   the crates its layer allows; no import circles between the modules of a crate; no Rust
@@ -43,6 +45,7 @@ use std::process::{Command, ExitCode};
 mod apidocs;
 mod bench;
 mod boundaries;
+mod ci;
 mod demo;
 mod fuzz;
 mod http;
@@ -51,7 +54,7 @@ mod readme;
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
     let result = match task.as_deref() {
-        Some("ci") => ci(),
+        Some("ci") => ci::run(),
         Some("boundaries") => boundaries::check().map(|()| eprintln!("boundaries: ok")),
         Some("bench") => bench::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("bench-listener") => {
@@ -128,19 +131,4 @@ fn bench_usage() -> Result<(), String> {
         "--ignored",
         "--nocapture",
     ])
-}
-
-fn ci() -> Result<(), String> {
-    cargo(&["fmt", "--all", "--", "--check"])?;
-    cargo(&[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ])?;
-    boundaries::check()?;
-    // Every failing test binary is reported, not only the first.
-    cargo(&["test", "--workspace", "--no-fail-fast"])
 }

@@ -57,6 +57,8 @@ pub struct AutoJoiner {
     /// How old a calendar's copy may be (see `CalendarMirror`): rounds come more often than
     /// calendars are asked.
     pub calendar_max_age_ms: i64,
+    /// Rounds ended, whether this instance held the lease or not.
+    pub rounds: crate::rounds::Rounds,
 }
 
 /// What one round did.
@@ -110,6 +112,12 @@ impl AutoJoiner {
     /// One round over every enterprise, when this instance holds the poll lease (otherwise
     /// nothing). Fails as a whole only when the lease or the enterprises cannot be read.
     pub async fn run_once(&self) -> Result<AutoJoinRound> {
+        let round = self.round().await;
+        self.rounds.end();
+        round
+    }
+
+    async fn round(&self) -> Result<AutoJoinRound> {
         let mut round = AutoJoinRound::default();
         if !self.poll_lease.hold_poll_lease().await? {
             return Ok(round);

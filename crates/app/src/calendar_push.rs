@@ -49,6 +49,8 @@ pub struct CalendarPusher {
     pub pushed: Mutex<HashMap<EndpointId, PushFingerprint>>,
     /// How old a calendar's copy may be (see `CalendarMirror`).
     pub calendar_max_age_ms: i64,
+    /// Rounds ended, whether this instance held the lease or not.
+    pub rounds: crate::rounds::Rounds,
 }
 
 /// What one round did.
@@ -107,6 +109,12 @@ impl CalendarPusher {
     /// nothing (and what was pushed is forgotten). Fails as a whole only when the lease or the
     /// enterprises cannot be read.
     pub async fn run_once(&self) -> Result<PushRound> {
+        let round = self.round().await;
+        self.rounds.end();
+        round
+    }
+
+    async fn round(&self) -> Result<PushRound> {
         let mut round = PushRound::default();
         if !self.poll_lease.hold_poll_lease().await? {
             self.fingerprints().clear();

@@ -29,6 +29,7 @@ pub mod listeners;
 pub mod live;
 pub mod pairing;
 pub mod revocation;
+pub mod rounds;
 pub mod snapshots;
 pub mod status_writes;
 pub mod tokens;
@@ -236,6 +237,7 @@ impl Services {
             holder: ports.ids.entity_id(),
             timing: policies.auto_join,
             calendar_max_age_ms: policies.calendar_poll.0,
+            rounds: Default::default(),
         });
         let calendar_push = Arc::new(calendar_push::CalendarPusher {
             enterprises: store.clone(),
@@ -248,6 +250,7 @@ impl Services {
             ids: ports.ids.clone(),
             pushed: Default::default(),
             calendar_max_age_ms: policies.calendar_poll.0,
+            rounds: Default::default(),
         });
         let listener_admin = Arc::new(listeners::ListenerAdmin {
             listeners: store.clone(),

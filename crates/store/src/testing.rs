@@ -18,8 +18,13 @@ pub struct TestDatabase {
 
 impl TestDatabase {
     /// A new, empty database; `None` (after saying so once, loudly) when the variable is unset.
+    /// Under CI (`CI` set), which provides the server, an unset variable fails the test.
     pub async fn create() -> Option<TestDatabase> {
         let Ok(admin_url) = std::env::var(PG_URL_VAR) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI runs the PostgreSQL tests: set {PG_URL_VAR}"
+            );
             static SAY: Once = Once::new();
             SAY.call_once(|| {
                 // Straight to stderr: the test harness captures print!/eprint! of passing tests.

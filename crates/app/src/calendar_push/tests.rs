@@ -337,6 +337,7 @@ async fn without_the_poll_lease_nothing_is_read_and_what_was_pushed_is_forgotten
     w.services.calendar_push.run_once().await.unwrap();
     assert_eq!(w.pushes().len(), 1);
     assert_eq!(w.services.calendar_push.fingerprints().len(), 1);
+    assert_eq!(w.services.calendar_push.rounds.ended(), 1);
     let pusher = CalendarPusher {
         poll_lease: Arc::new(NoLease),
         ..clone_of(&w.services.calendar_push)
@@ -344,6 +345,8 @@ async fn without_the_poll_lease_nothing_is_read_and_what_was_pushed_is_forgotten
     *pusher.fingerprints() = w.services.calendar_push.fingerprints().clone();
     let round = pusher.run_once().await.unwrap();
     assert_eq!(round.rooms, 0);
+    // A round without the lease ends all the same.
+    assert_eq!(pusher.rounds.ended(), 1);
     assert!(pusher.fingerprints().is_empty());
     assert_eq!(*w.calendar.reads.lock().unwrap(), 1);
 }
@@ -370,5 +373,6 @@ fn clone_of(p: &CalendarPusher) -> CalendarPusher {
         ids: p.ids.clone(),
         pushed: Mutex::default(),
         calendar_max_age_ms: p.calendar_max_age_ms,
+        rounds: Default::default(),
     }
 }

@@ -3,7 +3,7 @@
 //! and the simulated room dials the meeting, once, with two instances on one database.
 
 use crate::control::{room, sim_state};
-use crate::support::app::{Backend, TestApp};
+use crate::support::app::{Backend, Round, TestApp};
 use reqwest::{Method, StatusCode};
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_listener_sim::SimConfig;
@@ -58,10 +58,6 @@ async fn commands_reach(app: &TestApp, room: &crate::control::Room, commands: u6
 }
 
 /// Long enough for several rounds on every instance.
-async fn several_rounds() {
-    tokio::time::sleep(Duration::from_millis(800)).await;
-}
-
 async fn a_room_joins_its_meeting_at_the_start_once(first: TestApp) {
     // Time starts an hour before the review.
     first.clock.set(REVIEW - 60 * MIN);
@@ -105,7 +101,7 @@ async fn a_room_joins_its_meeting_at_the_start_once(first: TestApp) {
 
     // Before the lead time nothing is dialled.
     first.clock.set(REVIEW - 5 * MIN);
-    several_rounds().await;
+    TestApp::full_rounds(&[&first, &second], Round::AutoJoin).await;
     assert_eq!(sim_state(&first, &room, ADDRESS).await["commands"], 0);
 
     // Within the lead time (30 s by default) the room dials the review.
@@ -117,7 +113,7 @@ async fn a_room_joins_its_meeting_at_the_start_once(first: TestApp) {
     // Exactly once: more rounds on both instances, past the start, dial nothing more.
     for at in [REVIEW - 10_000, REVIEW, REVIEW + MIN] {
         first.clock.set(at);
-        several_rounds().await;
+        TestApp::full_rounds(&[&first, &second], Round::AutoJoin).await;
     }
     assert_eq!(sim_state(&first, &room, ADDRESS).await["commands"], 1);
 
@@ -132,7 +128,7 @@ async fn a_room_joins_its_meeting_at_the_start_once(first: TestApp) {
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
     first.clock.set(REVIEW + 2 * MIN);
-    several_rounds().await;
+    TestApp::full_rounds(&[&first, &second], Round::AutoJoin).await;
     let state = sim_state(&first, &room, ADDRESS).await;
     assert_eq!(
         (state["commands"].as_u64(), &state["callActive"]),
@@ -162,7 +158,7 @@ async fn a_room_joins_its_meeting_at_the_start_once(first: TestApp) {
     assert!(fault.status().is_success());
     first.clock.set(REVIEW + 2 * 60 * MIN);
     commands_reach(&first, &room, 3).await;
-    several_rounds().await;
+    TestApp::full_rounds(&[&first, &second], Round::AutoJoin).await;
     assert_eq!(sim_state(&first, &room, ADDRESS).await["commands"], 3);
     let (status, failures) = second.call(Method::GET, "/api/failures", &ro, None).await;
     assert_eq!(status, StatusCode::OK, "{failures}");

@@ -3,7 +3,7 @@
 //! its meetings; pushed again only when they change; a failed push is in failures.
 
 use crate::control::{room, sim_state};
-use crate::support::app::{Backend, TestApp};
+use crate::support::app::{Backend, Round, TestApp};
 use reqwest::{Method, StatusCode};
 use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
 use roomlink_listener_sim::SimConfig;
@@ -87,10 +87,6 @@ async fn pushes_reach(app: &TestApp, room: &crate::control::Room, pushes: u64) -
     panic!("the room was never pushed {pushes} times");
 }
 
-async fn several_rounds() {
-    tokio::time::sleep(Duration::from_millis(800)).await;
-}
-
 async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
     app.clock.set(REVIEW - 60 * MIN);
     let radicale = Radicale::start();
@@ -122,7 +118,7 @@ async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{patched}");
-    several_rounds().await;
+    TestApp::full_rounds(&[&app], Round::CalendarPush).await;
     assert_eq!(sim_state(&app, &room, ADDRESS).await["calendarPushes"], 0);
 
     let (status, patched) = app
@@ -158,7 +154,7 @@ async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
 
     // Unchanged meetings are not pushed again, even as time passes.
     app.clock.set(REVIEW - 30 * MIN);
-    several_rounds().await;
+    TestApp::full_rounds(&[&app], Round::CalendarPush).await;
     assert_eq!(sim_state(&app, &room, ADDRESS).await["calendarPushes"], 1);
 
     // A new meeting on the calendar: pushed again.
@@ -303,7 +299,7 @@ async fn an_older_listener_is_left_alone(app: TestApp) {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{patched}");
-    several_rounds().await;
+    TestApp::full_rounds(&[&app], Round::CalendarPush).await;
     let state = sim_state(&app, &room, ADDRESS).await;
     assert_eq!(
         (&state["calendarPushes"], &state["commands"]),

@@ -4,7 +4,7 @@
 //! the command, and auto-join dialling an emulated Cisco codec at the meeting's start with
 //! the clock moved by hand. The Exchange password lives in the listener's settings only.
 
-use crate::support::app::{Backend, TestApp, assert_error};
+use crate::support::app::{Backend, Round, TestApp, assert_error};
 use reqwest::{Method, StatusCode};
 use roomlink_device_emu::device::DeviceDefaults;
 use roomlink_device_emu::ews::{Ews, EwsItem};
@@ -264,7 +264,7 @@ async fn exchange_rooms(app: TestApp) {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{patched}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    TestApp::full_rounds(&[&app], Round::AutoJoin).await;
     let device = address.to_string();
     assert_eq!(emu.devices.get(&device).dial_count, 0, "an hour early");
     app.clock.set(REVIEW - 20_000);
@@ -278,7 +278,7 @@ async fn exchange_rooms(app: TestApp) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(dialled.as_deref(), Some("123456789.4321@bridge.example"));
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    TestApp::full_rounds(&[&app], Round::AutoJoin).await;
     assert_eq!(emu.devices.get(&device).dial_count, 1, "exactly once");
 
     listener.stop(false).await;

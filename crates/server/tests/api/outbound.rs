@@ -245,6 +245,20 @@ END:VEVENT
     sim.stop().await;
 }
 
+/// Listener connections the service refused so far (any 4xx), from its metrics.
+async fn refused_connects(app: &TestApp) -> u64 {
+    app.metrics()
+        .await
+        .lines()
+        .filter(|l| {
+            l.starts_with("roomlink_http_requests_total{")
+                && l.contains("route=\"/api/listenerservices/{id}/connect\"")
+                && l.contains("status=\"4")
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
 async fn a_new_secret_closes_the_socket_and_the_old_one_is_refused(app: TestApp) {
     let (rw, _) = app.tenant("acme").await;
     let (id, secret) = outbound_listener(&app, &rw).await;
@@ -260,9 +274,18 @@ async fn a_new_secret_closes_the_socket_and_the_old_one_is_refused(app: TestApp)
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body["connected"].is_boolean(), "shaped like GET: {body}");
-    // Closed with 4001; its reconnections with the old secret are refused.
+    // Closed with 4001; its reconnections with the old secret are refused: at least one more
+    // is seen refused, and the listener is still not connected after it.
     until_connected(&app, &rw, &id, false).await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    let refused = refused_connects(&app).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while refused_connects(&app).await <= refused {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no reconnection was tried"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     until_connected(&app, &rw, &id, false).await;
     sim.stop().await;
 }

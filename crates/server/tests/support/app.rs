@@ -44,6 +44,22 @@ enterprise_admin = true
 access_tokens = ["plat-token-mallory"]
 "#;
 
+/// A background task whose rounds tests wait for (`TestApp::full_rounds`).
+#[derive(Debug, Clone, Copy)]
+pub enum Round {
+    AutoJoin,
+    CalendarPush,
+}
+
+impl Round {
+    fn ended(self, services: &Services) -> u64 {
+        match self {
+            Round::AutoJoin => services.auto_join.rounds.ended(),
+            Round::CalendarPush => services.calendar_push.rounds.ended(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub enum Backend {
     Sqlite,
@@ -128,6 +144,26 @@ impl TestApp {
 
     /// A second instance on this one's database, with its service key, platform users and
     /// clock (several instances as one; they share no bus).
+    /// Waits until every one of `apps` has ended two more `round`s than when called: the first
+    /// may have begun before the caller's change, the second began after it. A test showing
+    /// that a round did not act waits for this rather than for a time in which a round may or
+    /// may not have run (the apps must run their background tasks).
+    pub async fn full_rounds(apps: &[&TestApp], round: Round) {
+        let targets: Vec<u64> = apps.iter().map(|a| round.ended(&a.services) + 2).collect();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while apps
+            .iter()
+            .zip(&targets)
+            .any(|(app, target)| round.ended(&app.services) < *target)
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{round:?}: two rounds did not end within 60 s"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
     pub async fn spawn_beside(&self, settings: &[(&str, &str)]) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         Self::launch(self.shared.clone(), settings, dir, None).await

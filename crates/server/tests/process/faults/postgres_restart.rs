@@ -13,7 +13,9 @@ struct Cluster {
 }
 
 impl Cluster {
-    /// A started cluster, or why there cannot be one here.
+    /// A started cluster, or why there cannot be one here: only a machine without the server
+    /// binaries (or, as root, without their user) has none. Any other failure to set one up
+    /// fails the test, which must not pass having tested nothing.
     fn start() -> Result<Cluster, String> {
         let bin = postgres_bin_dir().ok_or("no PostgreSQL server binaries (initdb, pg_ctl)")?;
         let root = command_output("id", &["-u"]).is_some_and(|uid| uid.trim() == "0");
@@ -23,19 +25,20 @@ impl Cluster {
         let dir = tempfile::Builder::new()
             .prefix("roomlink-pg-")
             .tempdir()
-            .map_err(|e| format!("temp dir: {e}"))?;
+            .expect("a temporary directory for the cluster");
         if root {
             let chowned = Command::new("chown")
                 .args(["postgres:", &dir.path().display().to_string()])
                 .status()
-                .map_err(|e| format!("chown: {e}"))?;
-            if !chowned.success() {
-                return Err("cannot give the temp dir to the postgres user".to_owned());
-            }
+                .expect("chown runs");
+            assert!(
+                chowned.success(),
+                "cannot give the temp dir to the postgres user"
+            );
         }
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
+            .expect("a free port")
             .port();
         let cluster = Cluster {
             dir,
@@ -58,13 +61,14 @@ impl Cluster {
                 "--no-sync",
             ],
         );
-        if !init.status.success() {
-            return Err(format!(
-                "initdb failed: {}",
-                String::from_utf8_lossy(&init.stderr)
-            ));
+        assert!(
+            init.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&init.stderr)
+        );
+        if let Err(reason) = cluster.pg_ctl_start() {
+            panic!("{reason}");
         }
-        cluster.pg_ctl_start()?;
         Ok(cluster)
     }
 
