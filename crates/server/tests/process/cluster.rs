@@ -294,7 +294,10 @@ async fn three_instances_act_as_one() {
     eprintln!("status polls of the inbound listener in 3.5 s with three instances: {polls}");
     // One poller at a 1 s interval: about 3; three pollers would make about 10. The window
     // must have seen polling rounds, or the bound would hold vacuously.
-    assert!(polls >= 2, "{polls} status polls in 3.5 s: the window saw no rounds");
+    assert!(
+        polls >= 2,
+        "{polls} status polls in 3.5 s: the window saw no rounds"
+    );
     assert!(
         polls <= 6,
         "{polls} status polls in 3.5 s: more than one instance polls"

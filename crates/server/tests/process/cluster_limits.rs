@@ -24,24 +24,29 @@ fn one_allowance(elapsed: std::time::Duration) -> usize {
     ((f64::from(PER_MINUTE) + refilled.floor()) * 1.1).floor() as usize
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_guesser_spread_over_three_instances_gets_one_allowance() {
+/// Three instances on a fresh database and a NATS of their own, with the tenant `acme`.
+struct Three {
+    addresses: Vec<String>,
+    /// Dropped first (fields drop in order): the instances die before what they use.
+    _instances: Instances,
+    _nats: Nats,
+    _service: Service,
+    _database: roomlink_store::testing::TestDatabase,
+}
+
+/// [`Three`] with `settings` besides the cluster's; `None` (after saying so) without a
+/// PostgreSQL server.
+async fn three_instances(test: &str, settings: &[(&str, String)]) -> Option<Three> {
     let Some(database) = roomlink_store::testing::TestDatabase::create().await else {
-        eprintln!(
-            "a_guesser_spread_over_three_instances_gets_one_allowance: SKIPPED (set \
-             ROOMLINK_TEST_DATABASE_URL)"
-        );
-        return;
+        eprintln!("{test}: SKIPPED (set ROOMLINK_TEST_DATABASE_URL)");
+        return None;
     };
     let nats = Nats::start(free_port());
     let mut service = Service::new(tempfile::tempdir().unwrap(), database.url().to_owned());
-    service.env = vec![
-        ("ROOMLINK__CLUSTER__NATS_URL".into(), nats.url()),
-        (
-            "ROOMLINK__LIMITS__AUTH_FAILURES_PER_MINUTE".into(),
-            PER_MINUTE.to_string(),
-        ),
-    ];
+    service.env = vec![("ROOMLINK__CLUSTER__NATS_URL".into(), nats.url())];
+    service
+        .env
+        .extend(settings.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
     service.tenant("acme");
     let mut children = Vec::new();
     let mut addresses = Vec::new();
@@ -50,7 +55,29 @@ async fn a_guesser_spread_over_three_instances_gets_one_allowance() {
         children.push(Some(child));
         addresses.push(address);
     }
-    let _instances = Instances(children);
+    Some(Three {
+        addresses,
+        _instances: Instances(children),
+        _nats: nats,
+        _service: service,
+        _database: database,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guesser_spread_over_three_instances_gets_one_allowance() {
+    let Some(three) = three_instances(
+        "a_guesser_spread_over_three_instances_gets_one_allowance",
+        &[(
+            "ROOMLINK__LIMITS__AUTH_FAILURES_PER_MINUTE",
+            PER_MINUTE.to_string(),
+        )],
+    )
+    .await
+    else {
+        return;
+    };
+    let addresses = &three.addresses;
     let http = reqwest::Client::new();
     // A token of the guessed account, taken before the guessing.
     let good_token = token(&http, &addresses[0], "acme").await;
@@ -93,7 +120,7 @@ async fn a_guesser_spread_over_three_instances_gets_one_allowance() {
     );
     // The guessed account is refused from this address on every instance, the right password
     // too (before it is verified), while its token and the other guesses still work.
-    for address in &addresses {
+    for address in addresses {
         assert_eq!(
             basic(address, "acme-password-1").await,
             StatusCode::TOO_MANY_REQUESTS
@@ -123,7 +150,7 @@ async fn a_guesser_spread_over_three_instances_gets_one_allowance() {
     assert!(failed >= PER_MINUTE as usize, "{answers:?}");
     assert!(failed <= one_allowance(elapsed), "{answers:?}");
     // A valid token still passes everywhere: only failing ones are refused.
-    for address in &addresses {
+    for address in addresses {
         assert_eq!(with_token(address, &good_token).await, StatusCode::OK);
     }
 }
@@ -138,32 +165,18 @@ const BURST: u32 = 10;
 /// admit within one report's delay before hearing of each other is paid back as debt.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_spread_over_three_instances_get_one_rate() {
-    let Some(database) = roomlink_store::testing::TestDatabase::create().await else {
-        eprintln!(
-            "requests_spread_over_three_instances_get_one_rate: SKIPPED (set \
-             ROOMLINK_TEST_DATABASE_URL)"
-        );
+    let Some(three) = three_instances(
+        "requests_spread_over_three_instances_get_one_rate",
+        &[
+            ("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", RATE.to_string()),
+            ("ROOMLINK__LIMITS__ADDRESS_BURST", BURST.to_string()),
+        ],
+    )
+    .await
+    else {
         return;
     };
-    let nats = Nats::start(free_port());
-    let mut service = Service::new(tempfile::tempdir().unwrap(), database.url().to_owned());
-    service.env = vec![
-        ("ROOMLINK__CLUSTER__NATS_URL".into(), nats.url()),
-        (
-            "ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC".into(),
-            RATE.to_string(),
-        ),
-        ("ROOMLINK__LIMITS__ADDRESS_BURST".into(), BURST.to_string()),
-    ];
-    service.tenant("acme");
-    let mut children = Vec::new();
-    let mut addresses = Vec::new();
-    for _ in 0..3 {
-        let (child, address) = service.serve();
-        children.push(Some(child));
-        addresses.push(address);
-    }
-    let _instances = Instances(children);
+    let addresses = &three.addresses;
     let http = reqwest::Client::new();
     let good_token = token(&http, &addresses[0], "acme").await;
     // Let the token request's charge refill before measuring.
