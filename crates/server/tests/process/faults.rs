@@ -4,6 +4,10 @@
 //!   stopped and started again while writers create endpoints. Writes during the outage get
 //!   `StorageUnavailable` within a bound, every acknowledged write survives, and roomlink
 //!   recovers without a restart of its own.
+//! - `postgres_failover_to_a_promoted_replica`: a primary with a synchronous streaming replica
+//!   (`pg_basebackup -R`), roomlink on both through one multi-host URL; the primary is stopped
+//!   `immediate` and the replica promoted while writers create endpoints. Writes resume within
+//!   10 s, without a restart of roomlink, and no acknowledged write is lost.
 //! - `misbehaving_listeners_fail_within_the_command_timeout`: listeners that hang, close the
 //!   connection or answer garbage (raw TCP servers here, and the simulator's fault modes) make
 //!   commands fail with their catalog error within the command timeout, while other requests go
@@ -46,4 +50,5 @@ fn skipped(test: &str, reason: &str) {
 
 mod csv_kill;
 mod listeners;
+mod postgres_failover;
 mod postgres_restart;

@@ -4,7 +4,7 @@ use super::*;
 
 /// A PostgreSQL cluster of this test alone, in a temporary directory, on a free loopback port;
 /// run as the `postgres` OS user when the test runs as root. Stopped when dropped.
-struct Cluster {
+pub(super) struct Cluster {
     dir: tempfile::TempDir,
     bin: PathBuf,
     port: u16,
@@ -16,7 +16,7 @@ impl Cluster {
     /// A started cluster, or why there cannot be one here: only a machine without the server
     /// binaries (or, as root, without their user) has none. Any other failure to set one up
     /// fails the test, which must not pass having tested nothing.
-    fn start() -> Result<Cluster, String> {
+    pub(super) fn start() -> Result<Cluster, String> {
         let bin = postgres_bin_dir().ok_or("no PostgreSQL server binaries (initdb, pg_ctl)")?;
         let root = command_output("id", &["-u"]).is_some_and(|uid| uid.trim() == "0");
         if root && command_output("id", &["-u", "postgres"]).is_none() {
@@ -72,15 +72,101 @@ impl Cluster {
         Ok(cluster)
     }
 
-    fn data_dir(&self) -> String {
+    /// A streaming replica of this cluster (`pg_basebackup -R`: it follows this one as its
+    /// primary), started on a port of its own.
+    pub(super) fn standby(&self) -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("roomlink-pg-standby-")
+            .tempdir()
+            .expect("a temporary directory for the standby");
+        if self.as_postgres {
+            let chowned = Command::new("chown")
+                .args(["postgres:", &dir.path().display().to_string()])
+                .status()
+                .expect("chown runs");
+            assert!(
+                chowned.success(),
+                "cannot give the standby's directory to postgres"
+            );
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let standby = Cluster {
+            dir,
+            bin: self.bin.clone(),
+            port,
+            as_postgres: self.as_postgres,
+        };
+        let data = standby.data_dir();
+        let primary_port = self.port.to_string();
+        let copied = standby.run(
+            "pg_basebackup",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &primary_port,
+                "-U",
+                "postgres",
+                "-D",
+                &data,
+                "-R",
+                "-X",
+                "stream",
+                "--no-sync",
+            ],
+        );
+        assert!(
+            copied.status.success(),
+            "pg_basebackup failed: {}",
+            String::from_utf8_lossy(&copied.stderr)
+        );
+        if let Err(reason) = standby.pg_ctl_start() {
+            panic!("the standby does not start: {reason}");
+        }
+        standby
+    }
+
+    /// The first column of the first row `sql` answers (psql, unaligned), or why not.
+    pub(super) fn psql(&self, sql: &str) -> Result<String, String> {
+        let port = self.port.to_string();
+        let out = self.run(
+            "psql",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-tAc",
+                sql,
+            ],
+        );
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    pub(super) fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub(super) fn data_dir(&self) -> String {
         self.dir.path().join("data").display().to_string()
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
 
-    fn run(&self, program: &str, args: &[&str]) -> Output {
+    pub(super) fn run(&self, program: &str, args: &[&str]) -> Output {
         let program = self.bin.join(program);
         let mut command = if self.as_postgres {
             let mut c = Command::new("runuser");
@@ -97,7 +183,7 @@ impl Cluster {
             .expect("a PostgreSQL tool runs")
     }
 
-    fn pg_ctl_start(&self) -> Result<(), String> {
+    pub(super) fn pg_ctl_start(&self) -> Result<(), String> {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections=40 -c shared_buffers=16MB",
             self.port,
@@ -122,7 +208,7 @@ impl Cluster {
         }
     }
 
-    fn pg_ctl_stop(&self, mode: &str) -> bool {
+    pub(super) fn pg_ctl_stop(&self, mode: &str) -> bool {
         let data = self.data_dir();
         self.run(
             "pg_ctl",
@@ -170,20 +256,20 @@ fn command_output(program: &str, args: &[&str]) -> Option<String> {
 
 /// What one write saw.
 #[derive(Debug)]
-struct WriteOutcome {
-    name: String,
-    started: Instant,
-    finished: Instant,
+pub(super) struct WriteOutcome {
+    pub(super) name: String,
+    pub(super) started: Instant,
+    pub(super) finished: Instant,
     /// The status and catalog name, or what went wrong below HTTP (a hang or a dropped
     /// connection).
-    answer: Result<(u16, Value), String>,
+    pub(super) answer: Result<(u16, Value), String>,
 }
 
 /// How long one write may take even while the database is away: the pool's checkout timeout
 /// (set to 1 s below) plus generous slack for a loaded machine.
 const WRITE_BOUND: Duration = Duration::from_secs(15);
 
-async fn writer(
+pub(super) async fn writer(
     app: Arc<TestApp>,
     token: String,
     writer: usize,
