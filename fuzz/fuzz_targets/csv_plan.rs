@@ -13,11 +13,11 @@
 use libfuzzer_sys::fuzz_target;
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile};
 use roomlink_domain::enums::DialStyle;
-use roomlink_domain::error::ErrorKind;
+use roomlink_domain::error::{Error, ErrorKind};
 use roomlink_domain::ids::{EndpointId, EnterpriseId, ListenerServiceId};
 use roomlink_domain::rules::csv::{CsvContext, CsvPlan, CsvUpload, MAX_BYTES, export};
 use roomlink_domain::rules::put;
-use roomlink_domain::secret::SecretChange;
+use roomlink_domain::secret::{SealedSecret, Secret};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -94,6 +94,51 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
+/// "Sealing" that keeps the password readable, so that the write can be checked against the
+/// rows' cells.
+fn seal_in_clear(secret: &Secret) -> Result<SealedSecret, Error> {
+    Ok(SealedSecret {
+        key_id: "clear".to_owned(),
+        ciphertext: secret.expose().as_bytes().to_vec(),
+    })
+}
+
+/// The write the plan becomes: every new endpoint has a password (non-empty, at most 1,024
+/// characters) and a new id; an update keeps the stored password unless its row set one.
+fn check_write(upload: &CsvUpload, ctx: &CsvContext, plan: &CsvPlan) {
+    let passwords = upload
+        .seal_passwords(seal_in_clear)
+        .expect("sealing in clear cannot fail");
+    let enterprise = EnterpriseId::from_trusted("ent".to_owned());
+    let mut n = 0;
+    let write = upload
+        .apply(ctx, &enterprise, &passwords, &mut || {
+            n += 1;
+            EndpointId::from_trusted(format!("new{n}"))
+        })
+        .expect("a plan's passwords are all sealed");
+    assert_eq!(write.inserts.len(), plan.creates.len());
+    assert_eq!(write.updates.len(), plan.updates.len());
+    for created in &write.inserts {
+        let password = created.password().expect("a new endpoint has a password");
+        let text = std::str::from_utf8(&password.ciphertext).expect("a password is text");
+        assert!(!text.is_empty(), "a new endpoint has a password");
+        assert!(text.chars().count() <= 1024);
+    }
+    for (updated, planned) in write.updates.iter().zip(&plan.updates) {
+        assert_eq!(updated.id(), &planned.id);
+        let stored = ctx.existing.get(&planned.id).expect("updates name stored endpoints");
+        match planned.password_line {
+            None => assert_eq!(updated.password(), stored.password(), "kept"),
+            Some(_) => {
+                let password = updated.password().expect("a set password");
+                let text = std::str::from_utf8(&password.ciphertext).expect("text");
+                assert!(!text.is_empty() && text.chars().count() <= 1024);
+            }
+        }
+    }
+}
+
 fn check_plan(upload: &CsvUpload, ctx: &CsvContext, plan: &CsvPlan) {
     // Every row is a create, a skip or an update; updates of one endpoint fold into one.
     let rows = upload.len();
@@ -133,20 +178,12 @@ fn check_plan(upload: &CsvUpload, ctx: &CsvContext, plan: &CsvPlan) {
         if stored.profile().dial_style() == Some(&DialStyle::AnnexO) {
             assert_eq!(update.profile.dial_style(), Some(&DialStyle::AnnexO));
         }
-        if let SecretChange::Set(password) = &update.password {
-            assert!(!password.expose().is_empty());
-            assert!(password.expose().chars().count() <= 1024);
-        }
         check_profile(&update.profile, ctx);
     }
     for create in &plan.creates {
-        assert!(
-            !create.password.expose().is_empty(),
-            "a new endpoint has a password"
-        );
-        assert!(create.password.expose().chars().count() <= 1024);
         check_profile(&create.profile, ctx);
     }
+    check_write(upload, ctx, plan);
 
     // calendarIds stay unique in the enterprise the plan leaves behind.
     let mut calendars: HashMap<EndpointId, String> = ctx
@@ -233,6 +270,6 @@ fn check_export_round_trip(ctx: &CsvContext, plan: &CsvPlan) {
             original.profile(),
             "export and upload agree"
         );
-        assert_eq!(update.password, SecretChange::Keep);
+        assert_eq!(update.password_line, None, "a blank password keeps the stored one");
     }
 }

@@ -6,8 +6,9 @@
 //!   `wire::StatusBody`), credentials (`secrets::password`), `Authorization` headers
 //!   (`secrets::bearer`) and versions;
 //! - roomlink reads the answers (`roomlink-listener-client`): `/v1/info` bodies and the version
-//!   gate, command states, status lists, failure bodies, and the catalog error a failure
-//!   answer becomes (`errors::Call::from_status`).
+//!   gate, command states, status lists, `readcalendar`'s events and failures, failure bodies,
+//!   and the catalog error a failure answer becomes (`errors::Call::from_status`);
+//!   `pushcalendar`'s `params.calendar` is part of the command bodies the listener reads.
 //!
 //! Never a panic, and:
 //! - a decoded frame is what the JSON says, and re-encoded it decodes the same; frames that
@@ -42,7 +43,7 @@ use roomlink_listener_protocol::secrets::{CredentialProblem, bearer, password};
 use roomlink_listener_protocol::server::{Answer, Route, info_body, no_handler};
 use roomlink_listener_protocol::version::{COMMANDS, Version, capabilities_of, commands_of};
 use roomlink_listener_protocol::wire::{
-    CommandBody, Failure, StatusBody, WireCredential, WireEndpoint,
+    CalendarAnswer, CommandBody, Failure, StatusBody, WireCredential, WireEndpoint,
 };
 use serde_json::{Value, json};
 use std::sync::LazyLock;
@@ -237,11 +238,32 @@ fn roomlink_reads_an_answer(data: &[u8], json: Option<&Value>) {
             );
         }
     }
+    // `readcalendar`'s answer (3.2.0): every event becomes the domain's, or is left out as the
+    // protocol says (all-day, no uid); a meeting never ends before it starts.
+    if let Ok(answer) = serde_json::from_slice::<CalendarAnswer>(data) {
+        for read in answer.calendar.events {
+            match wire::event(read.clone()) {
+                Some(event) => {
+                    assert_eq!(event.uid, read.uid);
+                    assert!(event.end_ms >= event.start_ms, "{event:?}");
+                }
+                None => assert!(read.all_day || read.uid.is_empty(), "{read:?}"),
+            }
+        }
+    }
     let failure = FailureBody::from_bytes(data);
     let named = json.and_then(|v| v.get("failure")).and_then(Value::as_str);
     assert_eq!(failure.as_ref().map(|f| f.failure.as_str()), named);
 
     let listener = ListenerServiceId::from_trusted("ls1".to_owned());
+    // `readcalendar`'s own failures carry neither the secret nor the password either.
+    if let Some(failure) = &failure {
+        let reader = Call::new(&listener, "readcalendar", SECRET).with_password(Some(PASSWORD));
+        if let Some(error) = reader.calendar_failure("room@example.com", failure) {
+            let text = format!("{error:?} {}", error.message());
+            assert!(!text.contains(SECRET) && !text.contains(PASSWORD), "{text}");
+        }
+    }
     let call = Call::new(&listener, "join", SECRET).with_password(Some(PASSWORD));
     for status in [400, 401, 404, 500, 501, 502, 504] {
         for endpoint in [None, Some(&*ENDPOINT)] {

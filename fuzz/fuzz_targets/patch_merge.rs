@@ -14,9 +14,11 @@
 use libfuzzer_sys::fuzz_target;
 use roomlink_domain::endpoint::{Endpoint, EndpointProfile, Field};
 use roomlink_domain::enums::DialStyle;
-use roomlink_domain::error::ErrorKind;
+use roomlink_domain::error::{Error, ErrorKind};
 use roomlink_domain::ids::{EndpointId, EnterpriseId};
-use roomlink_domain::rules::{EndpointDraft, patch, put};
+use roomlink_domain::rules::patch::EndpointPatch;
+use roomlink_domain::rules::put::EndpointBody;
+use roomlink_domain::rules::{EndpointDraft, put};
 use roomlink_domain::secret::SecretChange;
 use serde_json::{Map, Number, Value, json};
 
@@ -190,36 +192,53 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
+/// A PATCH of `body`'s fields applied to `current`.
+fn merge(current: &Endpoint, fields: &Map<String, Value>) -> Result<EndpointDraft, Error> {
+    EndpointPatch::from_json(Value::Object(fields.clone()))?.merge_into(current)
+}
+
+/// Whether a refusal names the client's mistake: the spec answers a mistyped value with
+/// JsonMappingException (a 500 by its table); no other refusal than these three means the
+/// client erred.
+fn clients_mistake(e: &Error) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::Invalid | ErrorKind::JsonMappingException | ErrorKind::Unmodifiable
+    )
+}
+
 fn check(current: &Endpoint, body: Value) {
-    let fields = match patch::modified_fields(body.clone()) {
-        Ok(fields) => fields,
-        Err(e) => {
-            assert!(!body.is_object(), "an object is always a field map: {e}");
-            return;
-        }
-    };
-    let expected_fields = match &body {
+    // The fields the body names: a lone `modifiedFields` object is unwrapped.
+    let fields = match &body {
         Value::Object(map) if map.len() == 1 => match map.get("modifiedFields") {
             Some(Value::Object(inner)) => inner.clone(),
             _ => map.clone(),
         },
         Value::Object(map) => map.clone(),
-        _ => unreachable!("modified_fields accepted a non-object"),
+        _ => {
+            let refused = EndpointPatch::from_json(body.clone());
+            assert!(refused.is_err(), "a body that is no object was accepted");
+            return;
+        }
     };
-    assert_eq!(fields, expected_fields, "unwrapping modifiedFields");
+    // Decoding the body as it came and as its unwrapped fields is the same (unless those are
+    // a lone `modifiedFields` object again, which a second decoding would unwrap once more).
+    let decoded = EndpointPatch::from_json(body.clone());
+    let nested = fields.len() == 1 && fields.get("modifiedFields").is_some_and(Value::is_object);
+    if !nested {
+        assert_eq!(
+            decoded.as_ref().map_err(Error::kind),
+            EndpointPatch::from_json(Value::Object(fields.clone()))
+                .as_ref()
+                .map_err(Error::kind),
+            "unwrapping modifiedFields"
+        );
+    }
 
-    let draft = match patch::merge(current, &fields) {
+    let draft = match decoded.and_then(|patch| patch.merge_into(current)) {
         Ok(draft) => draft,
         Err(e) => {
-            // The spec answers a mistyped value with JsonMappingException (a 500 by its
-            // table); no other refusal than these three means the client erred.
-            assert!(
-                matches!(
-                    e.kind(),
-                    ErrorKind::Invalid | ErrorKind::JsonMappingException | ErrorKind::Unmodifiable
-                ),
-                "a refused PATCH names the client's mistake: {e}"
-            );
+            assert!(clients_mistake(&e), "a refused PATCH names the client's mistake: {e}");
             return;
         }
     };
@@ -276,13 +295,15 @@ fn revalidate(current: &Endpoint, fields: &Map<String, Value>, draft: &EndpointD
         .iter()
         .map(|f| (f.json_name().to_owned(), draft.profile.json(*f)))
         .collect();
-    let put = put::replace(&merged, &whole).expect("a PUT of the merged endpoint's JSON");
+    let put = EndpointBody::from_json(&whole)
+        .and_then(|body| body.replacing(&merged))
+        .expect("a PUT of the merged endpoint's JSON");
     assert_eq!(put.profile, draft.profile, "JSON round trip");
-    let from_current = patch::merge(current, &whole).expect("a PATCH to the merged state");
+    let from_current = merge(current, &whole).expect("a PATCH to the merged state");
     assert_eq!(from_current.profile, draft.profile);
 
     // The same PATCH again changes nothing more.
-    let again = patch::merge(&merged, fields).expect("the same PATCH applies again");
+    let again = merge(&merged, fields).expect("the same PATCH applies again");
     assert_eq!(again.profile, draft.profile, "PATCH is idempotent");
 
     let back = EndpointProfile::from_record(draft.profile.to_record()).expect("the record reads");
