@@ -73,7 +73,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let sanitizer = if cargo_fuzz(&root, &["build", "--fuzz-dir", "fuzz"])? {
         "address"
     } else {
-        eprintln!("fuzz: the AddressSanitizer build failed; building with --sanitizer none");
+        eprintln!(
+            "fuzz: the AddressSanitizer build failed (the errors above); trying --sanitizer none, \
+             which fails the same way if the targets themselves do not compile"
+        );
         if !cargo_fuzz(
             &root,
             &["build", "--fuzz-dir", "fuzz", "--sanitizer", "none"],

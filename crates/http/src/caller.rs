@@ -106,21 +106,21 @@ pub(crate) async fn throttled<T>(
 ) -> Result<T, Error> {
     let limiter = &state.limiter;
     let local = limiter.attempt(address, attempt);
-    let shared = state
-        .services
-        .auth_failures
-        .as_ref()
-        .zip(address)
-        .map(|(failures, address)| (failures, failures.key(address, attempt.guessed())));
+    // The cluster-wide allowance's key (an HMAC), computed only when it is asked: before
+    // verifying a named account, or after a failure; a token that passes never needs it.
+    let shared = state.services.auth_failures.as_ref().zip(address);
+    let key = |failures: &roomlink_app::auth_failures::AuthFailures, address| {
+        failures.key(address, attempt.guessed())
+    };
     let refused = |retry_after| {
         state.metrics.record_limited(Limit::AuthFailures.name());
         too_many_requests(Limit::AuthFailures, retry_after)
     };
     limiter.before_verifying(&local).map_err(refused)?;
-    if let Some((failures, key)) = &shared
+    if let Some((failures, address)) = shared
         && local.refuses_unverified()
     {
-        match failures.refused(key).await {
+        match failures.refused(&key(failures, address)).await {
             Ok(Some(retry_after)) => return Err(refused(retry_after)),
             Ok(None) => {}
             Err(e) => limiter.shared_unreachable(&e),
@@ -129,9 +129,9 @@ pub(crate) async fn throttled<T>(
     match verify.await {
         Err(e) if e.kind() == ErrorKind::BadCredentialsException => {
             let counted_here = limiter.verifying_failed(&local);
-            let shared_says = match &shared {
-                Some((failures, key)) => failures
-                    .failed(key)
+            let shared_says = match shared {
+                Some((failures, address)) => failures
+                    .failed(&key(failures, address))
                     .await
                     .map_err(|e| limiter.shared_unreachable(&e))
                     .ok(),
