@@ -137,6 +137,14 @@ const WEEKDAYS: [&str; 7] = [
 const EPOCH_WEEKDAY: i64 = 3;
 
 impl UsageGrouping {
+    /// Every grouping, in declaration order.
+    pub const ALL: [UsageGrouping; 4] = [
+        UsageGrouping::Room,
+        UsageGrouping::Day,
+        UsageGrouping::Hour,
+        UsageGrouping::Weekday,
+    ];
+
     pub const NAMES: [&'static str; 4] = ["room", "day", "hour", "weekday"];
 
     pub fn parse(text: &str) -> Result<UsageGrouping> {
@@ -302,28 +310,43 @@ pub fn sum_sessions<'a>(
     sessions: impl IntoIterator<Item = &'a CallSession>,
     now: i64,
 ) -> Vec<UsageTotals> {
-    use std::collections::{BTreeMap, BTreeSet};
-    let mut groups: BTreeMap<String, (u64, i64, BTreeSet<i64>)> = BTreeMap::new();
+    let mut tally = Tally::default();
     for session in sessions {
         let Some((start, end)) = query.counted(session, now) else {
             continue;
         };
-        let group = groups
-            .entry(query.group_by.key_of(session, start))
-            .or_default();
+        tally.add(query.group_by.key_of(session, start), start, end - start);
+    }
+    tally.totals()
+}
+
+/// Calls, time in call and the distinct days used per group key, summed as usage answers
+/// them (the reference above, and the rollups' own test).
+#[derive(Default)]
+pub(crate) struct Tally(
+    std::collections::BTreeMap<String, (u64, i64, std::collections::BTreeSet<i64>)>,
+);
+
+impl Tally {
+    /// One call of the group `key`, begun at `start`, of `ms` in call.
+    pub(crate) fn add(&mut self, key: String, start: i64, ms: i64) {
+        let group = self.0.entry(key).or_default();
         group.0 += 1;
-        group.1 += end - start;
+        group.1 += ms;
         group.2.insert(start.div_euclid(civil::MS_PER_DAY));
     }
-    groups
-        .into_iter()
-        .map(|(key, (calls, ms, days))| UsageTotals {
-            key,
-            calls,
-            ms_in_call: ms,
-            days_used: days.len() as u64,
-        })
-        .collect()
+
+    pub(crate) fn totals(self) -> Vec<UsageTotals> {
+        self.0
+            .into_iter()
+            .map(|(key, (calls, ms, days))| UsageTotals {
+                key,
+                calls,
+                ms_in_call: ms,
+                days_used: days.len() as u64,
+            })
+            .collect()
+    }
 }
 
 /// How long call sessions are kept after they ended (`usage.retention_days`).

@@ -121,7 +121,7 @@ mod tests {
     use super::*;
     use crate::ids::EndpointId;
     use crate::test_rng::Rng;
-    use crate::usage::{JoinSource, UsageGrouping, UsageTotals, sum_sessions};
+    use crate::usage::{JoinSource, Tally, UsageGrouping, UsageTotals, sum_sessions};
     use std::collections::BTreeMap;
 
     const HOUR: i64 = 60 * 60 * 1000;
@@ -211,12 +211,7 @@ mod tests {
                 .collect();
             let from = upto(&mut rng, 20 * 24) * HOUR + upto(&mut rng, 2) * 11 * minute;
             let to = from + (1 + upto(&mut rng, 25 * 24)) * HOUR;
-            for grouping in [
-                UsageGrouping::Room,
-                UsageGrouping::Day,
-                UsageGrouping::Hour,
-                UsageGrouping::Weekday,
-            ] {
+            for grouping in UsageGrouping::ALL {
                 let query = UsageQuery::new(from, to, grouping).unwrap();
                 let plan = RollupPlan::new(&query, now);
                 let (edges, whole): (Vec<&CallSession>, Vec<&CallSession>) =
@@ -262,27 +257,16 @@ mod tests {
         grouping: UsageGrouping,
         whole: &[&CallSession],
     ) -> Vec<UsageTotals> {
-        let mut groups: BTreeMap<String, (u64, i64, std::collections::BTreeSet<i64>)> =
-            BTreeMap::new();
+        let mut tally = Tally::default();
         // A call of no length counts nowhere, in the reference and in the rollups.
         for s in whole
             .iter()
             .filter(|s| s.ended_ms.is_none_or(|e| e > s.started_ms))
         {
             assert!(s.started_ms >= plan.whole_from && s.started_ms < plan.whole_to);
-            let g = groups.entry(grouping.key_of(s, s.started_ms)).or_default();
-            g.0 += 1;
-            g.1 += s.ended_ms.map_or(0, |e| e - s.started_ms);
-            g.2.insert(s.started_ms.div_euclid(MS_PER_DAY));
+            let ms = s.ended_ms.map_or(0, |e| e - s.started_ms);
+            tally.add(grouping.key_of(s, s.started_ms), s.started_ms, ms);
         }
-        groups
-            .into_iter()
-            .map(|(key, (calls, ms, days))| UsageTotals {
-                key,
-                calls,
-                ms_in_call: ms,
-                days_used: days.len() as u64,
-            })
-            .collect()
+        tally.totals()
     }
 }

@@ -181,12 +181,7 @@ pub async fn usage_sums_agree_with_the_reference(h: &Harness) {
         (0, now),
     ];
     for (from, to) in periods {
-        for grouping in [
-            UsageGrouping::Room,
-            UsageGrouping::Day,
-            UsageGrouping::Hour,
-            UsageGrouping::Weekday,
-        ] {
+        for grouping in UsageGrouping::ALL {
             let query = UsageQuery::new(from, to, grouping).unwrap_or(UsageQuery {
                 from,
                 to,
@@ -209,12 +204,7 @@ async fn usage_agrees(h: &Harness, e: &Enterprise, periods: &[(i64, i64)], now: 
         .await
         .unwrap();
     for &(from, to) in periods {
-        for grouping in [
-            UsageGrouping::Room,
-            UsageGrouping::Day,
-            UsageGrouping::Hour,
-            UsageGrouping::Weekday,
-        ] {
+        for grouping in UsageGrouping::ALL {
             let query = UsageQuery::new(from, to, grouping).unwrap();
             let got = h.store.usage(&e.id, &query, now).await.unwrap();
             let mut expected: Vec<UsageTotals> = sum_sessions(&query, &all, now);
