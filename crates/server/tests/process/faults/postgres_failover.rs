@@ -2,7 +2,7 @@
 //! (issue #34): roomlink, given both servers in one multi-host URL with
 //! `target_session_attrs=read-write`, writes to whichever is the primary, without a restart.
 
-use super::postgres_restart::{Cluster, WriteOutcome, writer};
+use super::postgres_restart::{Cluster, WriteOutcome, assert_stored_once, roomlink_on, writer};
 use super::*;
 
 /// How soon after the promotion writes must succeed again.
@@ -61,19 +61,7 @@ async fn failover_under_load(primary: Arc<Cluster>) {
         primary.port(),
         standby.port()
     );
-    let app = TestApp::spawn_with(
-        Backend::Sqlite,
-        &[
-            ("ROOMLINK__DATABASE__URL", url.as_str()),
-            ("ROOMLINK__DATABASE__CONNECT_TIMEOUT_MS", "1000"),
-            ("ROOMLINK__DATABASE__MAX_CONNECTIONS", "8"),
-            ("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0"),
-            ("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0"),
-        ],
-    )
-    .await
-    .expect("roomlink on the primary");
-    let app = Arc::new(app);
+    let app = roomlink_on(&url).await;
     let (token, _) = app.tenant("acme").await;
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -169,19 +157,7 @@ async fn failover_under_load(primary: Arc<Cluster>) {
     assert!(after_promotion > 0, "no writer wrote on the new primary");
 
     // No acknowledged write was lost: every one is on the new primary, once.
-    let (status, list) = app.call(Method::GET, "/api/endpoints", &token, None).await;
-    assert_eq!(status, StatusCode::OK, "{list}");
-    let names: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
-    let stored: HashSet<&str> = names.iter().copied().collect();
-    assert_eq!(stored.len(), names.len(), "a write was stored twice");
-    for name in &acknowledged {
-        assert!(stored.contains(name), "acknowledged write {name} was lost");
-    }
+    assert_stored_once(&app, &token, &acknowledged).await;
     let _ = writeln!(
         std::io::stderr(),
         "postgres failover: {} writes, {} acknowledged (all kept), {} StorageUnavailable; \

@@ -13,20 +13,14 @@ pub(super) struct Cluster {
 }
 
 impl Cluster {
-    /// A started cluster, or why there cannot be one here: only a machine without the server
-    /// binaries (or, as root, without their user) has none. Any other failure to set one up
-    /// fails the test, which must not pass having tested nothing.
-    pub(super) fn start() -> Result<Cluster, String> {
-        let bin = postgres_bin_dir().ok_or("no PostgreSQL server binaries (initdb, pg_ctl)")?;
-        let root = command_output("id", &["-u"]).is_some_and(|uid| uid.trim() == "0");
-        if root && command_output("id", &["-u", "postgres"]).is_none() {
-            return Err("running as root and there is no `postgres` OS user".to_owned());
-        }
+    /// A cluster not yet made: its own temporary directory (given to the `postgres` user when
+    /// running as root) and a free loopback port.
+    fn place(bin: PathBuf, as_postgres: bool) -> Cluster {
         let dir = tempfile::Builder::new()
             .prefix("roomlink-pg-")
             .tempdir()
             .expect("a temporary directory for the cluster");
-        if root {
+        if as_postgres {
             let chowned = Command::new("chown")
                 .args(["postgres:", &dir.path().display().to_string()])
                 .status()
@@ -40,12 +34,24 @@ impl Cluster {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let cluster = Cluster {
+        Cluster {
             dir,
             bin,
             port,
-            as_postgres: root,
-        };
+            as_postgres,
+        }
+    }
+
+    /// A started cluster, or why there cannot be one here: only a machine without the server
+    /// binaries (or, as root, without their user) has none. Any other failure to set one up
+    /// fails the test, which must not pass having tested nothing.
+    pub(super) fn start() -> Result<Cluster, String> {
+        let bin = postgres_bin_dir().ok_or("no PostgreSQL server binaries (initdb, pg_ctl)")?;
+        let root = command_output("id", &["-u"]).is_some_and(|uid| uid.trim() == "0");
+        if root && command_output("id", &["-u", "postgres"]).is_none() {
+            return Err("running as root and there is no `postgres` OS user".to_owned());
+        }
+        let cluster = Cluster::place(bin, root);
         let data = cluster.data_dir();
         let init = cluster.run(
             "initdb",
@@ -75,30 +81,7 @@ impl Cluster {
     /// A streaming replica of this cluster (`pg_basebackup -R`: it follows this one as its
     /// primary), started on a port of its own.
     pub(super) fn standby(&self) -> Cluster {
-        let dir = tempfile::Builder::new()
-            .prefix("roomlink-pg-standby-")
-            .tempdir()
-            .expect("a temporary directory for the standby");
-        if self.as_postgres {
-            let chowned = Command::new("chown")
-                .args(["postgres:", &dir.path().display().to_string()])
-                .status()
-                .expect("chown runs");
-            assert!(
-                chowned.success(),
-                "cannot give the standby's directory to postgres"
-            );
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let standby = Cluster {
-            dir,
-            bin: self.bin.clone(),
-            port,
-            as_postgres: self.as_postgres,
-        };
+        let standby = Cluster::place(self.bin.clone(), self.as_postgres);
         let data = standby.data_dir();
         let primary_port = self.port.to_string();
         let copied = standby.run(
@@ -304,6 +287,42 @@ pub(super) async fn writer(
     writes
 }
 
+/// roomlink serving on the PostgreSQL `url` (one server, or several in a multi-host URL), with
+/// a short connect timeout so that refusals come fast while there is no server.
+pub(super) async fn roomlink_on(url: &str) -> Arc<TestApp> {
+    let app = TestApp::spawn_with(
+        Backend::Sqlite,
+        &[
+            ("ROOMLINK__DATABASE__URL", url),
+            ("ROOMLINK__DATABASE__CONNECT_TIMEOUT_MS", "1000"),
+            ("ROOMLINK__DATABASE__MAX_CONNECTIONS", "8"),
+            // Refusals come fast while the database is away; the abuse limits are not tested here.
+            ("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0"),
+            ("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0"),
+        ],
+    )
+    .await
+    .expect("roomlink on the throwaway cluster");
+    Arc::new(app)
+}
+
+/// Every write in `acknowledged` (endpoint names) is stored, and no endpoint twice.
+pub(super) async fn assert_stored_once(app: &TestApp, token: &str, acknowledged: &[&str]) {
+    let (status, list) = app.call(Method::GET, "/api/endpoints", token, None).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    let stored: HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(stored.len(), names.len(), "a write was stored twice");
+    for name in acknowledged {
+        assert!(stored.contains(name), "acknowledged write {name} was lost");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_restart_under_write_load() {
     let _serial = SERIAL.lock().await;
@@ -318,20 +337,7 @@ async fn postgres_restart_under_write_load() {
 
 async fn restart_under_load(cluster: Arc<Cluster>) {
     let url = cluster.url();
-    let app = TestApp::spawn_with(
-        Backend::Sqlite,
-        &[
-            ("ROOMLINK__DATABASE__URL", url.as_str()),
-            ("ROOMLINK__DATABASE__CONNECT_TIMEOUT_MS", "1000"),
-            ("ROOMLINK__DATABASE__MAX_CONNECTIONS", "8"),
-            // Refusals come fast while the database is away; the abuse limits are not tested here.
-            ("ROOMLINK__LIMITS__TOKEN_RATE_PER_SEC", "0"),
-            ("ROOMLINK__LIMITS__ADDRESS_RATE_PER_SEC", "0"),
-        ],
-    )
-    .await
-    .expect("roomlink on the throwaway cluster");
-    let app = Arc::new(app);
+    let app = roomlink_on(&url).await;
     let (token, _) = app.tenant("acme").await;
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -428,19 +434,7 @@ async fn restart_under_load(cluster: Arc<Cluster>) {
     assert_eq!(fresh["name"], "after-restart");
 
     // Every acknowledged write is stored, once.
-    let (status, list) = app.call(Method::GET, "/api/endpoints", &token, None).await;
-    assert_eq!(status, StatusCode::OK, "{list}");
-    let names: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
-    let stored: HashSet<&str> = names.iter().copied().collect();
-    assert_eq!(stored.len(), names.len(), "a write was stored twice");
-    for name in &acknowledged {
-        assert!(stored.contains(name), "acknowledged write {name} was lost");
-    }
+    assert_stored_once(&app, &token, &acknowledged).await;
     let _ = writeln!(
         std::io::stderr(),
         "postgres restart: {} writes, {} acknowledged, {} StorageUnavailable ({} while down), \
