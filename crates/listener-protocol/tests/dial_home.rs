@@ -128,7 +128,7 @@ async fn connects_with_path_secret_subprotocol_and_version_and_answers_requests(
 #[tokio::test]
 async fn requests_run_concurrently_and_answers_match_by_id() {
     let mut roomlink = FakeRoomlink::start(ID, SECRET).await;
-    let (_stop, _task) = start(vec![roomlink.base.clone()], timing());
+    let (stop, task) = start(vec![roomlink.base.clone()], timing());
     let mut conn = roomlink.accept().await;
     let hang = conn.send("POST", "/v1/commands/hang", json!({})).await;
     let slow = conn.send("POST", "/v1/commands/slow", json!({})).await;
@@ -142,10 +142,15 @@ async fn requests_run_concurrently_and_answers_match_by_id() {
     let second = conn.answer().await;
     assert_eq!(second["id"], slow);
     assert_eq!(second["body"], json!({"slow": true}));
-    // The hanging request is never answered; the socket stays usable.
-    assert!(conn.try_answer(Duration::from_millis(300)).await.is_none());
+    // The hanging request holds nothing up: the socket stays usable, and over its whole life
+    // (until the loop stops and closes it) the hanging request is never answered.
     let after = conn.exchange("GET", "/v1/info", Value::Null).await;
     assert_ne!(after["id"], hang);
+    stop.send(()).expect("the loop runs");
+    let (answers, code) = conn.answers_until_closed().await;
+    assert_eq!(code, Some(1001));
+    assert!(answers.is_empty(), "{answers:?}");
+    assert_eq!(task.await.expect("no panic"), Ok(()));
 }
 
 #[tokio::test]
@@ -309,16 +314,19 @@ async fn wss_without_the_ca_file_is_refused_and_retried() {
     }
     let running = start_trusting(vec![base], timing(), None);
     // The listener does not trust the certificate: it aborts the handshake (the fake sees the
-    // alert), backs off and dials again.
-    for n in 1..=2 {
+    // alert), backs off and dials again; it never falls back to anything without TLS. Every
+    // connection made so far ended in its handshake, and none gave a WebSocket.
+    for n in 1..=3 {
+        let layer = roomlink.layer().await.expect_err("the TLS handshake fails");
+        assert!(layer.contains("UnknownCA"), "attempt {n}: {layer}");
+    }
+    let made = roomlink.connections_so_far().await;
+    for n in 4..=made {
         let layer = roomlink.layer().await.expect_err("the TLS handshake fails");
         assert!(layer.contains("UnknownCA"), "attempt {n}: {layer}");
     }
     assert!(
-        roomlink
-            .try_accept(Duration::from_millis(200))
-            .await
-            .is_none(),
+        roomlink.accepted_already().is_none(),
         "no WebSocket is opened"
     );
     assert!(!running.1.is_finished(), "the loop keeps going");
@@ -370,11 +378,6 @@ async fn a_ca_file_that_is_not_pem_fails_the_start() {
             assert!(error.contains("cannot be used"), "{error}");
         }
     }
-    assert!(
-        roomlink
-            .try_layer(Duration::from_millis(100))
-            .await
-            .is_none(),
-        "nothing was dialed"
-    );
+    // Every loop has ended: none of them dialed before it did.
+    assert_eq!(roomlink.connections_so_far().await, 0, "nothing was dialed");
 }

@@ -10,6 +10,7 @@
 use futures::future::BoxFuture;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -53,6 +54,11 @@ pub struct FakeRoomlink {
     sockets: mpsc::UnboundedReceiver<Conn>,
     /// The next this many attempts are refused with 401 whatever they present.
     pub refuse_next: Arc<AtomicUsize>,
+    /// Every TCP connection's peer address, in the order they were accepted.
+    peers: Arc<std::sync::Mutex<Vec<SocketAddr>>>,
+    /// The probes of [`FakeRoomlink::connections_so_far`], held open so that they never end in
+    /// a layer outcome of their own.
+    probes: Mutex<Vec<TcpStream>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -104,8 +110,11 @@ impl FakeRoomlink {
         );
         let bearer = format!("Bearer {secret}");
         let refuse = Arc::clone(&refuse_next);
+        let peers = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let accepted = Arc::clone(&peers);
         let task = tokio::spawn(async move {
-            while let Ok((stream, _)) = tcp.accept().await {
+            while let Ok((stream, peer)) = tcp.accept().await {
+                accepted.lock().expect("not poisoned").push(peer);
                 let (paths, bearer) = (Arc::clone(&paths), bearer.clone());
                 let (attempt_tx, socket_tx) = (attempt_tx.clone(), socket_tx.clone());
                 let refuse = Arc::clone(&refuse);
@@ -174,7 +183,36 @@ impl FakeRoomlink {
             layers: Arc::new(Mutex::new(layer_rx)),
             sockets: socket_rx,
             refuse_next,
+            peers,
+            probes: Mutex::new(Vec::new()),
             task,
+        }
+    }
+
+    /// How many TCP connections were made to this roomlink before now, proved by observing
+    /// rather than by waiting a while: a probe connection of the test's own is accepted after
+    /// every connection made before it (one accept loop, in arrival order).
+    pub async fn connections_so_far(&self) -> usize {
+        let address = self.base.split("://").nth(1).expect("a base URL");
+        let probe = TcpStream::connect(address)
+            .await
+            .expect("the probe connects");
+        let mine = probe.local_addr().expect("the probe's address");
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let before = {
+                let peers = self.peers.lock().expect("not poisoned");
+                peers.iter().position(|peer| *peer == mine)
+            };
+            if let Some(before) = before {
+                self.probes.lock().await.push(probe);
+                return before;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the probe is accepted in time"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
     }
 
@@ -185,12 +223,6 @@ impl FakeRoomlink {
             .await
             .expect("an attempt in time")
             .expect("the server runs")
-    }
-
-    /// The next connection attempt, or `None` when none comes within `wait`.
-    pub async fn attempt_within(&self, wait: Duration) -> Option<Attempt> {
-        let mut attempts = self.attempts.lock().await;
-        tokio::time::timeout(wait, attempts.recv()).await.ok()?
     }
 
     /// The next TCP connection's layer outcome: `Err` with why, for a TLS handshake that failed.
@@ -207,12 +239,9 @@ impl FakeRoomlink {
             .flatten()
     }
 
-    /// The next accepted socket, or `None` when none comes within `wait`.
-    pub async fn try_accept(&mut self, wait: Duration) -> Option<Conn> {
-        tokio::time::timeout(wait, self.sockets.recv())
-            .await
-            .ok()
-            .flatten()
+    /// A socket accepted and not yet taken by the test, without waiting.
+    pub fn accepted_already(&mut self) -> Option<Conn> {
+        self.sockets.try_recv().ok()
     }
 
     /// The next accepted socket.
@@ -309,19 +338,31 @@ impl Conn {
 
     /// Waits for the listener to end the socket: its close code, or `None` for a drop
     /// without a close frame.
-    pub async fn closed(mut self) -> Option<u16> {
+    pub async fn closed(self) -> Option<u16> {
+        self.answers_until_closed().await.1
+    }
+
+    /// Every answer frame the listener sent until it ended the socket, and its close code
+    /// (`None` for a drop without a close frame): proof over the socket's whole life that a
+    /// request was never answered.
+    pub async fn answers_until_closed(mut self) -> (Vec<Value>, Option<u16>) {
+        let mut answers = Vec::new();
         let wait = async {
             while let Some(message) = self.socket.next().await {
                 match message {
                     Ok(Message::Close(frame)) => return frame.map(|f| u16::from(f.code)),
+                    Ok(Message::Text(text)) => {
+                        answers.push(serde_json::from_str(text.as_str()).expect("a JSON answer"))
+                    }
                     Ok(_) => {}
                     Err(_) => return None,
                 }
             }
             None
         };
-        tokio::time::timeout(WAIT, wait)
+        let code = tokio::time::timeout(WAIT, wait)
             .await
-            .expect("the listener ends the socket")
+            .expect("the listener ends the socket");
+        (answers, code)
     }
 }
