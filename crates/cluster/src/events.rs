@@ -6,8 +6,9 @@ use async_nats::Client;
 use async_nats::connection::State;
 use futures::StreamExt;
 use roomlink_domain::cluster::{ClusterEvent, EventBus, LocalBus};
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 use tracing::{debug, warn};
@@ -15,11 +16,57 @@ use tracing::{debug, warn};
 /// How long a publication may wait for room in the client's queue.
 const PUBLISH_WAIT: Duration = Duration::from_secs(5);
 
+/// How often an outage may warn of the events of one kind it drops.
+const DROPPED_WARNING_EVERY: Duration = Duration::from_secs(60);
+
 pub(crate) struct NatsBus {
     pub(crate) client: Client,
     pub(crate) subject: String,
     pub(crate) local: Arc<LocalBus>,
     pub(crate) runtime: Handle,
+    pub(crate) dropped: Dropped,
+}
+
+/// The events dropped while NATS is disconnected, per kind: the first of a kind warns, then
+/// at most one warning a minute with the count since the last. Rate reports alone come every
+/// 50 ms per instance under load, and statuses with every poll: a warning each would bury the
+/// log under one outage.
+#[derive(Default)]
+pub(crate) struct Dropped {
+    kinds: Mutex<HashMap<&'static str, DroppedKind>>,
+}
+
+struct DroppedKind {
+    warned_at: Instant,
+    since: u64,
+}
+
+impl Dropped {
+    /// Counts one dropped event of `kind`; answers how many to warn of now, if it is time.
+    fn count(&self, kind: &'static str, now: Instant) -> Option<u64> {
+        let mut kinds = self.kinds.lock().unwrap_or_else(PoisonError::into_inner);
+        match kinds.get_mut(kind) {
+            None => {
+                kinds.insert(
+                    kind,
+                    DroppedKind {
+                        warned_at: now,
+                        since: 0,
+                    },
+                );
+                Some(1)
+            }
+            Some(dropped) => {
+                dropped.since += 1;
+                if now.duration_since(dropped.warned_at) < DROPPED_WARNING_EVERY {
+                    return None;
+                }
+                let since = std::mem::take(&mut dropped.since);
+                dropped.warned_at = now;
+                Some(since)
+            }
+        }
+    }
 }
 
 impl EventBus for NatsBus {
@@ -30,16 +77,13 @@ impl EventBus for NatsBus {
         self.local.deliver(&event);
         let kind = kind(&event);
         if self.client.connection_state() != State::Connected {
-            // Rate reports come every few tens of milliseconds under load: a warning each
-            // would flood the log (the events this warns of say enough of the outage).
-            if matches!(event, ClusterEvent::RequestsAdmitted { .. }) {
-                debug!(kind, "cluster: NATS is disconnected; rate report dropped");
-                return;
+            match self.dropped.count(kind, Instant::now()) {
+                Some(dropped) => warn!(
+                    kind,
+                    dropped, "cluster: NATS is disconnected; events not sent to other instances"
+                ),
+                None => debug!(kind, "cluster: NATS is disconnected; event not sent"),
             }
-            warn!(
-                kind,
-                "cluster: NATS is disconnected; event not sent to other instances"
-            );
             return;
         }
         let payload = match serde_json::to_vec(&event) {
@@ -87,5 +131,30 @@ fn kind(event: &ClusterEvent) -> &'static str {
         ClusterEvent::LinkTaken { .. } => "link_taken",
         ClusterEvent::FleetChanged { .. } => "fleet_changed",
         ClusterEvent::RequestsAdmitted { .. } => "requests_admitted",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outage_warns_once_a_minute_per_kind_with_the_count() {
+        let dropped = Dropped::default();
+        let start = Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        assert_eq!(dropped.count("statuses_changed", at(0)), Some(1));
+        assert_eq!(
+            dropped.count("token_deleted", at(10)),
+            Some(1),
+            "each kind warns"
+        );
+        for ms in (50..60_000).step_by(50) {
+            assert_eq!(dropped.count("statuses_changed", at(ms)), None, "{ms} ms");
+        }
+        // The warning a minute later counts every drop since the first one's warning.
+        assert_eq!(dropped.count("statuses_changed", at(60_000)), Some(1_200));
+        assert_eq!(dropped.count("statuses_changed", at(60_050)), None);
+        assert_eq!(dropped.count("token_deleted", at(60_010)), Some(1));
     }
 }

@@ -75,6 +75,7 @@ pub async fn connect(
         subject: subjects.events(),
         local: local.clone(),
         runtime: runtime.clone(),
+        dropped: Default::default(),
     });
     Ok(Cluster {
         client,

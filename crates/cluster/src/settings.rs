@@ -4,6 +4,7 @@ use crate::subject::DEFAULT_PREFIX;
 use async_nats::{ConnectOptions, Event, ServerAddr};
 use roomlink_domain::secret::Secret;
 use std::path::PathBuf;
+use std::time::Duration;
 use tracing::{debug, info, warn};
 
 /// Where the NATS servers are and how to authenticate. Credentials go in `user`/`password` or
@@ -78,6 +79,7 @@ impl ClusterSettings {
             .name(format!("roomlink {instance}"))
             .retry_on_initial_connect()
             .max_reconnects(None)
+            .reconnect_delay_callback(reconnect_delay)
             // Own events are delivered in-process at once (see `events`), not echoed back.
             .no_echo()
             .event_callback(|event| async move { log_event(event) });
@@ -120,9 +122,36 @@ fn log_event(event: Event) {
     }
 }
 
+/// The pause before reconnection attempt `attempts`: at once, then doubling from 2 ms up to
+/// 1 s. The client's default goes up to 4 s; a NATS server back after an outage should find
+/// every instance back within about a second (docs/cluster.md), and an attempt a second
+/// costs a NATS server nothing.
+fn reconnect_delay(attempts: usize) -> Duration {
+    const MAX: Duration = Duration::from_secs(1);
+    match attempts {
+        0 | 1 => Duration::ZERO,
+        n => u32::try_from(n - 1)
+            .ok()
+            .and_then(|exp| 2u64.checked_pow(exp))
+            .map_or(MAX, |ms| Duration::from_millis(ms).min(MAX)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reconnection_attempts_back_off_to_a_second() {
+        let delays: Vec<u64> = (0..13)
+            .map(|n| reconnect_delay(n).as_millis() as u64)
+            .collect();
+        assert_eq!(
+            delays,
+            [0, 0, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 1000]
+        );
+        assert_eq!(reconnect_delay(usize::MAX), Duration::from_secs(1));
+    }
 
     #[test]
     fn credentials_stay_out_of_urls_and_debug() {
