@@ -129,7 +129,7 @@ async fn command(state: &SimState, name: &str, body: &[u8]) -> Answer {
     let seen = secrets::inspect(body.credential.as_ref(), state.private_key.as_ref());
     let now = SystemClock.now_ms();
     let outcome = state.rooms.with(address, |room| {
-        room.count_command();
+        room.count_command(name);
         room.saw_credential(seen);
         match room.fault() {
             Some(fault) => Err(fault),
@@ -172,7 +172,7 @@ async fn read_inventory(state: &SimState, body: &CommandBody) -> Answer {
     };
     let seen = secrets::inspect(body.credential.as_ref(), state.private_key.as_ref());
     let outcome = state.rooms.with(address, |room| {
-        room.count_command();
+        room.count_command("readinventory");
         room.saw_credential(seen);
         match room.fault() {
             None | Some(Fault::Ignore) => Ok(room.inventory(address, vendor)),

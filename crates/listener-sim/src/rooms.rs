@@ -93,6 +93,8 @@ pub struct Room {
     last_dial_ms: Option<i64>,
     dtmf_received: String,
     commands: u64,
+    /// The same count per command name (`join`, `readinventory`, ...).
+    commands_by_name: std::collections::BTreeMap<String, u64>,
     /// The meetings last pushed (`pushcalendar`), and when.
     calendar: Option<WireCalendar>,
     calendar_pushes: u64,
@@ -136,8 +138,9 @@ impl Room {
     }
 
     /// Counts a command addressed to this room system, whether or not it is carried out.
-    pub fn count_command(&mut self) {
+    pub fn count_command(&mut self, name: &str) {
         self.commands += 1;
+        *self.commands_by_name.entry(name.to_owned()).or_default() += 1;
     }
 
     /// Carries out a command. A join connects at once (the simulation has no ringing phase).
@@ -198,6 +201,7 @@ impl Room {
             "lastDialTimestampMillis": self.last_dial_ms,
             "dtmfReceived": self.dtmf_received,
             "commands": self.commands,
+            "commandsByName": self.commands_by_name,
             "calendar": self.calendar,
             "calendarPushes": self.calendar_pushes,
             "lastCalendarPushMillis": self.last_push_ms,

@@ -7,13 +7,18 @@
 //! and so are the tokens an admin command revokes (user disabled, deleted or given a new
 //! password, enterprise deleted), on every instance;
 //! killing the holding instance moves the listener to another and commands work again, while
-//! commands in flight end with `ListenerOffline` or `CommandTimedOut`; the endpoint limit and
+//! commands in flight end with `ListenerOffline` or `CommandTimedOut` and reach their room once;
+//! commands and writes flowing through every instance meanwhile (traffic.rs) get only answers a
+//! client can act on and lose no acknowledged write; while NATS is down a deleted token is served
+//! by other instances no longer than their cache's lifetime; the endpoint limit and
 //! Zero Touch pairings hold across instances; an inbound listener is polled by one instance, and
 //! by another once that one dies; a listener cannot connect with another listener's secret; and a NATS
 //! restart heals without restarting roomlink. Needs `ROOMLINK_TEST_DATABASE_URL` (CI sets it)
 //! and `nats-server` on the PATH or in /usr/sbin (CI installs it).
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
+
+mod traffic;
 
 use crate::support::nats::{Nats, free_port};
 use crate::support::service::{Service, sigkill, token, token_as};
@@ -24,8 +29,13 @@ use serde_json::{Value, json};
 use std::process::Child;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use traffic::Traffic;
 
 const COMMAND_TIMEOUT_MS: u64 = 3000;
+
+/// How long an instance may serve a token from its cache without asking the database
+/// (`security.token_cache_ms`): how long a revocation may take when NATS cannot announce it.
+const TOKEN_CACHE: Duration = Duration::from_secs(5);
 
 /// One companion-platform user with Zero Touch, in the enterprise the test creates.
 const PLATFORM_USERS: &str = r#"
@@ -116,6 +126,10 @@ async fn three_instances_act_as_one() {
         (
             "ROOMLINK__LISTENER__STATUS_POLL_INTERVAL_MS".into(),
             "1000".into(),
+        ),
+        (
+            "ROOMLINK__SECURITY__TOKEN_CACHE_MS".into(),
+            TOKEN_CACHE.as_millis().to_string(),
         ),
     ];
     let users = service.dir.path().join("platform-users.toml");
@@ -304,6 +318,7 @@ async fn three_instances_act_as_one() {
     );
 
     // The endpoint limit (4) holds across instances.
+    let mut rooms = Vec::new();
     for (i, base) in [a, b, c].into_iter().enumerate() {
         let (status, body) = client
             .call(
@@ -314,7 +329,9 @@ async fn three_instances_act_as_one() {
             .await;
         let expected = if i < 2 { 200 } else { 403 };
         assert_eq!(status.as_u16(), expected, "{base}: {body}");
+        rooms.extend(body["id"].as_str().map(str::to_owned));
     }
+    let [hung_room, writable] = <[String; 2]>::try_from(rooms).unwrap();
 
     // A token deleted through A is refused by C at once, not after C's 5 s cache.
     let doomed = token(&http, a.trim_start_matches("http://"), "acme").await;
@@ -414,16 +431,44 @@ async fn three_instances_act_as_one() {
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
 
     // A command in flight when the holder dies ends within the timeout, with one of the two
-    // answers a client can act on.
+    // answers a client can act on, and reaches the room once (never repeated). Its room hangs
+    // every command; another room takes commands and a third endpoint writes all along.
+    let (status, body) = client
+        .call(
+            Method::PATCH,
+            &format!("{b}/api/endpoints/{hung_room}"),
+            Some(json!({
+                "listenerServiceId": listener_id, "controlProtocol": "TANDBERG_SSH",
+                "username": "admin", "password": "room-pw-secret"
+            })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let hung_commands = || {
+        let url = format!("http://{control}/sim/endpoints/127.77.6.2");
+        let http = http.clone();
+        async move {
+            let seen: Value = http.get(url).send().await.unwrap().json().await.unwrap();
+            seen["commandsByName"]["hangup"].as_u64().unwrap_or(0)
+        }
+    };
+    let traffic = Traffic::start(
+        &http,
+        &client.token,
+        &bases,
+        &room,
+        &writable,
+        Duration::from_millis(COMMAND_TIMEOUT_MS * 3),
+    );
     let hang = http
-        .put(format!("http://{control}/sim/endpoints/127.77.6.1/fault"))
+        .put(format!("http://{control}/sim/endpoints/127.77.6.2/fault"))
         .json(&json!({"fault": "listener_hang"}))
         .send()
         .await
         .unwrap();
     assert!(hang.status().is_success());
     let in_flight = {
-        let url = format!("{b}/api/endpoints/{room}/hangup");
+        let url = format!("{b}/api/endpoints/{hung_room}/hangup");
         let http = http.clone();
         let token = client.token.clone();
         tokio::spawn(async move {
@@ -439,18 +484,21 @@ async fn three_instances_act_as_one() {
             (status, body, started.elapsed())
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    until(
+        "the hung command at the room",
+        Duration::from_secs(10),
+        || {
+            let count = hung_commands();
+            async move { count.await == 1 }
+        },
+    )
+    .await;
     instances.kill(0);
     let killed = Instant::now();
-    // The hanging request went to A; the room behaves again for what follows.
-    let _ = http
-        .delete(format!("http://{control}/sim/endpoints/127.77.6.1/fault"))
-        .send()
-        .await;
     // The listener reconnects to B or C, and commands through C work again.
     until(
         "a command through C after A died",
-        Duration::from_secs(15),
+        Duration::from_secs(5),
         || {
             let url = format!("{c}/api/endpoints/{room}/mutemicrophone");
             let client = &client;
@@ -492,6 +540,11 @@ async fn three_instances_act_as_one() {
         took < Duration::from_millis(COMMAND_TIMEOUT_MS + 2000),
         "{took:?}"
     );
+    assert_eq!(
+        hung_commands().await,
+        1,
+        "the command in flight reached the room once"
+    );
 
     // NATS restarts under traffic: the instances heal without a restart of their own.
     nats.stop();
@@ -519,11 +572,12 @@ async fn three_instances_act_as_one() {
             "{base}"
         );
     }
+    revoked_without_nats(&http, b, c).await;
     let port = nats.port;
     let _nats = Nats::start(port);
     let took = until(
         "commands through B and C after NATS restarted",
-        Duration::from_secs(20),
+        Duration::from_secs(5),
         || {
             let client = &client;
             let (b, c, room) = (b.clone(), c.clone(), room.clone());
@@ -539,6 +593,67 @@ async fn three_instances_act_as_one() {
     )
     .await;
     eprintln!("commands through every instance worked again {took:?} after NATS restarted");
+
+    // What flowed meanwhile: every answer one a client can act on, no acknowledged write lost,
+    // and the command in flight at the kill still reached its room only once.
+    let flowed = traffic.stop().await;
+    eprintln!("while A died and NATS restarted: {}", flowed.check(0));
+    let (status, kept) = client
+        .call(Method::GET, &format!("{c}/api/endpoints/{writable}"), None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{kept}");
+    let expected = flowed.expected_names();
+    assert!(
+        expected.iter().any(|name| kept["name"] == name.as_str()),
+        "the last acknowledged write is kept: {} not in {expected:?}",
+        kept["name"]
+    );
+    assert_eq!(hung_commands().await, 1, "never repeated");
+}
+
+/// A token deleted through `b` while NATS is down: `c` cannot hear of it and serves it from its
+/// cache, but never longer than the cache's lifetime (from when `c` cached it).
+async fn revoked_without_nats(http: &reqwest::Client, b: &str, c: &str) {
+    let doomed = token(http, b.trim_start_matches("http://"), "acme").await;
+    let on_c = || {
+        let request = http
+            .get(format!("{c}/api/endpoints"))
+            .header("X-Access-Token", &doomed)
+            .send();
+        async move { request.await.unwrap().status() }
+    };
+    assert_eq!(on_c().await, StatusCode::OK, "cached on C");
+    let cached_by = Instant::now();
+    let deleted = http
+        .delete(format!("{b}/api/auth/accesstokens/{doomed}"))
+        .header("X-Access-Token", &doomed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    let deleted_at = Instant::now();
+    let mut served = 0;
+    loop {
+        let asked = Instant::now();
+        match on_c().await {
+            StatusCode::OK => {
+                assert!(
+                    asked < cached_by + TOKEN_CACHE,
+                    "served {:?} after it was cached (lifetime {TOKEN_CACHE:?})",
+                    asked - cached_by
+                );
+                served += 1;
+            }
+            StatusCode::UNAUTHORIZED => break,
+            other => panic!("{other}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!(
+        "a token deleted while NATS was down: served {served} more times by another instance, \
+         refused {:?} after the deletion (cache lifetime {TOKEN_CACHE:?})",
+        deleted_at.elapsed()
+    );
 }
 
 /// Every way an operator revokes tokens, run as `roomlink admin` (a process of its own, no
