@@ -221,13 +221,13 @@ impl State {
                 let Some(location) = request.query_param("location") else {
                     return plain(StatusCode::BAD_REQUEST, "missing parameter: location");
                 };
-                self.status(&address, &location, firmware, role)
+                self.status(&address, &location)
             }
             ("/status.xml", Method::GET) => {
                 if let Err(answer) = self.authenticate(&request, &address, firmware).await {
                     return answer;
                 }
-                self.status(&address, "/Status", firmware, role)
+                self.status(&address, "/Status")
             }
             ("/putxml", Method::POST) => {
                 if let Err(answer) = self.authenticate(&request, &address, firmware).await {
@@ -343,11 +343,11 @@ impl State {
         Ok(response)
     }
 
-    fn status(&self, address: &str, location: &str, firmware: Firmware, role: Role) -> Answer {
-        let tree = self
+    fn status(&self, address: &str, location: &str) -> Answer {
+        match self
             .devices
-            .with(address, |d| cisco_xapi::status_tree(d, firmware, role));
-        match cisco_xapi::select(&tree, location, role) {
+            .with(address, |d| cisco_xapi::read_status(d, location))
+        {
             Ok(found) => xml_answer(StatusCode::OK, &found),
             Err(fault) => xml_answer(StatusCode::OK, &fault),
         }
@@ -369,8 +369,9 @@ impl State {
         let answer = match cisco_xapi::find_command(&doc, firmware) {
             Ok(command) => {
                 tracing::info!(%address, command = %command.path.join(" "), "xCommand");
-                self.devices
-                    .with(address, |d| cisco_xapi::execute(&command, d, role))
+                self.devices.with(address, |d| {
+                    cisco_xapi::execute(&command, d, firmware, role)
+                })
             }
             Err(answer) => answer,
         };

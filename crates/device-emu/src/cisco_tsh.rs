@@ -231,11 +231,8 @@ fn command_answer(answer: &Element, shell: Shell, id: Option<String>) -> String 
 }
 
 fn status_answer(device: &Device, words: &[String], shell: Shell, id: Option<String>) -> String {
-    let firmware = Firmware::of(device);
-    let role = Role::of(device);
-    let tree = cisco_xapi::status_tree(device, firmware, role);
     let location = format!("/Status/{}", words.join("/"));
-    match cisco_xapi::select(&tree, &location, role) {
+    match cisco_xapi::read_status(device, &location) {
         Ok(found) if shell.json => {
             let mut status = to_json(&found);
             if let Value::Object(object) = &mut status {
@@ -298,10 +295,11 @@ pub fn answer(line: &str, shell: &mut Shell, device: &mut Device) -> String {
         }
         "xcommand" => {
             let (path, params) = path_and_params(&words[1..]);
-            let answer = match cisco_xapi::command_from_words(path, params, Firmware::of(device)) {
+            let firmware = Firmware::of(device);
+            let answer = match cisco_xapi::command_from_words(path, params, firmware) {
                 Ok(command) => {
                     let role = Role::of(device);
-                    cisco_xapi::execute(&command, device, role)
+                    cisco_xapi::execute(&command, device, firmware, role)
                 }
                 Err(unknown) => unknown,
             };

@@ -23,6 +23,7 @@
 
 use crate::cisco_firmware::Firmware;
 use crate::cisco_inventory;
+use crate::cisco_schema::{self, Violation};
 use crate::device::{Device, Fault, Phase};
 use crate::xml::Element;
 
@@ -35,6 +36,14 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role's name in Cisco's xAPI schemas.
+    pub fn schema_name(self) -> &'static str {
+        match self {
+            Role::Admin => "Admin",
+            Role::Integrator => "Integrator",
+        }
+    }
+
     /// The role the device's user has: Integrator with [`Fault::IntegratorRole`], else Admin.
     pub fn of(device: &Device) -> Role {
         if device.has(Fault::IntegratorRole) {
@@ -157,7 +166,7 @@ pub fn find_command(doc: &Element, firmware: Firmware) -> Result<Command, Elemen
 }
 
 /// Carries out `command` on the device and returns the `<Command>` answer.
-pub fn execute(command: &Command, device: &mut Device, role: Role) -> Element {
+pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role: Role) -> Element {
     let result = Element::new(&command.result_name());
     let parameter_error = || {
         Element::new("Command")
@@ -177,6 +186,21 @@ pub fn execute(command: &Command, device: &mut Device, role: Role) -> Element {
             .all(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))
     };
     let ok = |result: Element| Element::new("Command").child(result.attr("status", "OK"));
+    // CE and later: what any generation's published schema refuses is refused first, as the
+    // codec refuses it (TC predates the published schemas and keeps the checks below).
+    if firmware == Firmware::Ce
+        && let Err(refusal) =
+            cisco_schema::check_command(&command.path, &command.params, role.schema_name())
+    {
+        tracing::warn!(%refusal, command = %command.xpath(), "refused by Cisco's xAPI schema");
+        return match refusal.violation {
+            Violation::UnknownPath | Violation::NotPublic => {
+                error_result("Unknown command", &command.xpath())
+            }
+            Violation::RoleMayNot(_) => error_result("Permission denied", &command.xpath()),
+            _ => parameter_error(),
+        };
+    }
     if let Some(answer) =
         crate::cisco_bookings::execute(&command.path, &command.params, device, role == Role::Admin)
     {
@@ -372,6 +396,28 @@ fn fault(reason: &str, xpath: &str) -> Element {
     )
 }
 
+/// What a status read of `location` answers on `device`: [`select`] from its tree, after the
+/// published schemas' check of the path on CE and later (an unknown path is the codec's
+/// no-match fault).
+pub fn read_status(device: &Device, location: &str) -> Result<Element, Element> {
+    let (firmware, role) = (Firmware::of(device), Role::of(device));
+    let words: Vec<String> = location
+        .split('/')
+        .filter(|w| !w.is_empty())
+        .skip(1) // `Status`, checked by `select`
+        .map(str::to_owned)
+        .collect();
+    if firmware == Firmware::Ce
+        && !words.is_empty()
+        && let Err(refusal) = cisco_schema::check_status(&words)
+    {
+        tracing::warn!(%refusal, location, "refused by Cisco's xAPI schema");
+        let xpath = format!("/{}", location.trim_matches('/'));
+        return Err(fault("No match on address expression.", &xpath));
+    }
+    select(&status_tree(device, firmware, role), location, role)
+}
+
 /// The part of `tree` that `location` (`/Status/Audio/Microphones/Mute`, `Call[3]` allowed,
 /// names case-insensitive) selects, with its ancestors; `Err` is the `<Fault>` to answer.
 pub fn select(tree: &Element, location: &str, role: Role) -> Result<Element, Element> {
@@ -451,7 +497,7 @@ mod tests {
     fn run(body: &str, device: &mut Device, firmware: Firmware, role: Role) -> String {
         let doc = Element::parse(body).expect("parses");
         match find_command(&doc, firmware) {
-            Ok(command) => execute(&command, device, role).to_xml(),
+            Ok(command) => execute(&command, device, firmware, role).to_xml(),
             Err(answer) => answer.to_xml(),
         }
     }
@@ -500,6 +546,29 @@ mod tests {
             assert_eq!(run(body, &mut d, Firmware::Ce, Role::Admin), answer);
         }
         assert!(!d.microphone_muted);
+    }
+
+    /// Cisco's published schemas decide first: a call id beyond `CallId`'s value space is a
+    /// parameter error before the device's calls are consulted, and the Integrator role may
+    /// not replace bookings (`Bookings Put` is Admin-only in every generation).
+    #[test]
+    fn what_the_published_schema_refuses_is_refused_as_the_codec_does() {
+        let mut d = device();
+        d.dial("1", None);
+        let far = "<Command><Call><Disconnect command=\"True\"><CallId>70000</CallId></Disconnect></Call></Command>";
+        assert_eq!(
+            run(far, &mut d, Firmware::Ce, Role::Admin),
+            "<Command><CallDisconnectResult status=\"ParameterError\"/></Command>"
+        );
+        let put =
+            "<Command><Bookings><Put command=\"True\"><body>{}</body></Put></Bookings></Command>";
+        assert_eq!(
+            run(put, &mut d, Firmware::Ce, Role::Integrator),
+            "<Command><Result status=\"Error\"><Reason>Permission denied</Reason><XPath>/Bookings/Put</XPath></Result></Command>"
+        );
+        assert_ne!(d.phase(), Phase::Idle, "the call was not hung up");
+        let status = read_status(&d, "/Status/Call/Foo").expect_err("no such path");
+        assert!(status.to_xml().contains("No match on address expression."));
     }
 
     #[test]

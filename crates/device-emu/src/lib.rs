@@ -19,6 +19,7 @@ pub mod cisco_bookings;
 pub mod cisco_firmware;
 pub mod cisco_http;
 pub mod cisco_inventory;
+pub mod cisco_schema;
 pub mod cisco_ssh;
 pub mod cisco_tsh;
 pub mod cisco_xapi;

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Derives xapi-subset.json (beside this script) from Cisco's published xAPI schemas.
+
+Cisco publishes the xAPI of each codec software release as JSON in the public repository
+cisco-ce/roomos.cisco.com, folder schemas/. This keeps, for three generations, only what the
+emulated codec and the drivers use: the commands (roles, parameters, value spaces, whether a
+multiline payload is taken) and the status paths under the subtrees they read (roles, value
+spaces). Facts only: descriptions are left out.
+
+    git clone https://github.com/cisco-ce/roomos.cisco.com /tmp/roomos
+    python3 crates/device-emu/xapi/derive.py /tmp/roomos
+"""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+GENERATIONS = [
+    ("CE 9.15", "schemas/9.15.17.4.json"),
+    ("RoomOS 11.27", "schemas/11.27.2.0.json"),
+    ("RoomOS 26.4", "schemas/26.4.1 March 2026.json"),
+]
+COMMANDS = [
+    "Dial",
+    "Call Disconnect",
+    "Call DTMFSend",
+    "Audio Microphones Mute",
+    "Audio Microphones Unmute",
+    "Audio Microphones ToggleMute",
+    "Bookings Put",
+    "Bookings List",
+    "Bookings Clear",
+]
+STATUS_SUBTREES = ["Call", "SystemUnit", "Audio Microphones Mute", "Network", "Peripherals", "Cameras"]
+
+
+def words_without_index(path):
+    return [w.split("[")[0] for w in path.split(" ")]
+
+
+def under(path, subtree):
+    words, top = words_without_index(path), subtree.split(" ")
+    return words[: len(top)] == top
+
+
+def space(valuespace):
+    return {k: v for k, v in (valuespace or {}).items() if k != "description"}
+
+
+def derive(checkout, name, file):
+    objects = json.loads((checkout / file).read_text())["objects"]
+    commands = {}
+    statuses = {}
+    for o in objects:
+        a = o["attributes"]
+        if o["type"] == "Command" and o["path"] in COMMANDS:
+            variant = {
+                "access": a.get("access"),
+                "roles": sorted(a.get("role", [])),
+                "multiline": a.get("multiline") == "True",
+                "params": {
+                    p["name"]: {"required": p.get("required") is True, "space": space(p.get("valuespace"))}
+                    for p in a.get("params", [])
+                },
+            }
+            variants = commands.setdefault(o["path"], [])
+            if variant not in variants:  # products differ in some bounds (Dial CallRate)
+                variants.append(variant)
+        elif o["type"] == "Status" and any(under(o["path"], s) for s in STATUS_SUBTREES):
+            statuses[o["path"]] = {"roles": sorted(a.get("role", [])), "space": space(a.get("valuespace"))}
+    missing = [c for c in COMMANDS if c not in commands]
+    return {
+        "name": name,
+        "file": file,
+        "missing": missing,
+        "commands": dict(sorted(commands.items())),
+        "statuses": dict(sorted(statuses.items())),
+    }
+
+
+def main():
+    checkout = pathlib.Path(sys.argv[1])
+    commit = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    subset = {
+        "source": {
+            "repository": "https://github.com/cisco-ce/roomos.cisco.com",
+            "commit": commit,
+            "derivedBy": "crates/device-emu/xapi/derive.py",
+        },
+        "generations": [derive(checkout, name, file) for name, file in GENERATIONS],
+    }
+    out = pathlib.Path(__file__).with_name("xapi-subset.json")
+    out.write_text(json.dumps(subset, indent=1, sort_keys=False) + "\n")
+    print(f"{out}: {out.stat().st_size} bytes from {commit}")
+
+
+if __name__ == "__main__":
+    main()
