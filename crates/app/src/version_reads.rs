@@ -199,22 +199,41 @@ mod tests {
         EnterpriseId::from_trusted("acme".into())
     }
 
-    async fn settle() {
-        for _ in 0..20 {
+    /// Lets the other tasks run until `done` holds (each yield of the single-threaded test
+    /// runtime runs every task that is ready): what the tests assert next is then observed,
+    /// not hoped for after a number of steps.
+    async fn until(what: &str, mut done: impl FnMut() -> bool) {
+        for _ in 0..10_000 {
+            if done() {
+                return;
+            }
             tokio::task::yield_now().await;
         }
+        panic!("never: {what}");
     }
 
-    /// A request reading `enterprise`'s version through `gate`, started and given time to
-    /// reach its read or its place in the queue.
+    /// How many requests wait in a queue.
+    fn queued(reads: &VersionReads) -> usize {
+        let slots = reads.slots.lock().unwrap();
+        slots.values().map(|slot| slot.queued.len()).sum()
+    }
+
+    /// A request reading `enterprise`'s version through `gate`, started and seen to have sent
+    /// its read or taken its place in the queue.
     async fn start_read(
         reads: &Arc<VersionReads>,
         gate: &Gate,
         enterprise: EnterpriseId,
     ) -> tokio::task::JoinHandle<Result<Option<u64>>> {
-        let (reads, gate) = (reads.clone(), gate.clone());
-        let task = tokio::spawn(async move { reads.read(&enterprise, || gate.read()).await });
-        settle().await;
+        let before = gate.sent() + queued(reads) as u64;
+        let task = {
+            let (reads, gate) = (reads.clone(), gate.clone());
+            tokio::spawn(async move { reads.read(&enterprise, || gate.read()).await })
+        };
+        until("the request reads or queues", || {
+            gate.sent() + queued(reads) as u64 == before + 1
+        })
+        .await;
         task
     }
 
@@ -227,11 +246,13 @@ mod tests {
             tasks.push(start_read(&reads, &gate, acme()).await);
         }
         // The first read is in flight; the other nine queued behind it.
-        assert_eq!(gate.sent(), 1);
+        assert_eq!((gate.sent(), queued(&reads)), (1, 9));
         gate.permits.add_permits(1);
-        settle().await;
         // The first answered; one queued request sent a second read for all nine.
-        assert_eq!(gate.sent(), 2);
+        until("the queue handed over", || {
+            queued(&reads) == 0 && gate.sent() == 2
+        })
+        .await;
         gate.permits.add_permits(1);
         let mut answers = Vec::new();
         for t in tasks {
@@ -250,9 +271,9 @@ mod tests {
         let leader = start_read(&reads, &gate, acme()).await;
         let follower = start_read(&reads, &gate, acme()).await;
         leader.abort();
-        settle().await;
         // The queued request leads now; its read is the second.
-        assert_eq!(gate.sent(), 2);
+        until("the follower leads", || gate.sent() == 2).await;
+        assert_eq!(queued(&reads), 0);
         gate.permits.add_permits(2);
         assert_eq!(follower.await.unwrap().unwrap(), Some(2));
         assert!(reads.slots.lock().unwrap().is_empty());

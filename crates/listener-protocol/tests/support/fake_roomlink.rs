@@ -231,7 +231,7 @@ impl FakeRoomlink {
     }
 
     /// The next TCP connection's layer outcome, or `None` when none comes within `wait`.
-    pub async fn try_layer(&self, wait: Duration) -> Option<Result<(), String>> {
+    async fn try_layer(&self, wait: Duration) -> Option<Result<(), String>> {
         let mut layers = self.layers.lock().await;
         tokio::time::timeout(wait, layers.recv())
             .await
@@ -281,7 +281,7 @@ impl Conn {
     }
 
     /// The next answer frame, or `None` when none comes within `wait` or the socket ends.
-    pub async fn try_answer(&mut self, wait: Duration) -> Option<Value> {
+    async fn try_answer(&mut self, wait: Duration) -> Option<Value> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let message = tokio::time::timeout_at(deadline, self.socket.next())

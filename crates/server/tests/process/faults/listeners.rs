@@ -28,6 +28,8 @@ enum Misbehaviour {
 struct RawListener {
     base_url: String,
     stop: Arc<AtomicBool>,
+    /// Commands whose request head arrived (before the misbehaviour).
+    heard: Arc<AtomicUsize>,
 }
 
 impl Drop for RawListener {
@@ -41,22 +43,27 @@ fn raw_listener(mode: Misbehaviour) -> RawListener {
     let base_url = format!("http://{}", listener.local_addr().unwrap());
     listener.set_nonblocking(true).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let stopped = stop.clone();
+    let heard = Arc::new(AtomicUsize::new(0));
+    let (stopped, counted) = (stop.clone(), heard.clone());
     std::thread::spawn(move || {
         while !stopped.load(Ordering::Relaxed) {
             match listener.accept() {
                 Ok((stream, _)) => {
-                    let stopped = stopped.clone();
-                    std::thread::spawn(move || serve_raw(stream, mode, &stopped));
+                    let (stopped, counted) = (stopped.clone(), counted.clone());
+                    std::thread::spawn(move || serve_raw(stream, mode, &stopped, &counted));
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(10)),
             }
         }
     });
-    RawListener { base_url, stop }
+    RawListener {
+        base_url,
+        stop,
+        heard,
+    }
 }
 
-fn serve_raw(stream: TcpStream, mode: Misbehaviour, stop: &AtomicBool) {
+fn serve_raw(stream: TcpStream, mode: Misbehaviour, stop: &AtomicBool, heard: &AtomicUsize) {
     let Some((request_line, mut stream)) = read_head(stream) else {
         return;
     };
@@ -64,6 +71,7 @@ fn serve_raw(stream: TcpStream, mode: Misbehaviour, stop: &AtomicBool) {
         answer_info(&mut stream);
         return;
     }
+    heard.fetch_add(1, Ordering::SeqCst);
     match mode {
         Misbehaviour::Hang => {
             // Hold the connection, answering nothing, until the client gives up.
@@ -208,6 +216,15 @@ async fn misbehaving_listeners() {
     // The healthy room works (and its listener's info is cached) before the faults start.
     assert_eq!(join(&healthy).await.0, StatusCode::NO_CONTENT);
 
+    let sim_commands = || {
+        let client = app.client.clone();
+        let url = format!("{sim}/sim/stats");
+        async move {
+            let stats: Value = client.get(url).send().await.unwrap().json().await.unwrap();
+            stats["commandRequests"].as_u64().unwrap()
+        }
+    };
+    let sim_before = sim_commands().await;
     let bound = COMMAND_TIMEOUT + Duration::from_secs(4);
     let running: Vec<_> = cases
         .into_iter()
@@ -230,8 +247,24 @@ async fn misbehaving_listeners() {
         })
         .collect();
 
-    // Meanwhile the rest of the service answers at its usual pace.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Meanwhile the rest of the service answers at its usual pace: measured once every faulty
+    // command has reached its listener (the simulator counts a command before its fault; the
+    // raw listeners once its request head arrived), so the healthy requests run beside them.
+    let deadline = Instant::now() + bound;
+    // The three simulator faults and the four raw listeners.
+    while sim_commands().await < sim_before + 3
+        || raw
+            .iter()
+            .map(|r| r.heard.load(Ordering::SeqCst))
+            .sum::<usize>()
+            < 4
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the faulty commands reach their listeners"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let mut slowest = Duration::ZERO;
     for _ in 0..3 {
         let started = Instant::now();
