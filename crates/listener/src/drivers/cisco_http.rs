@@ -29,11 +29,11 @@
 //! is not the XML API → misprovisioned; `5xx`, `503` after retries, `*Result` not `OK` →
 //! server error. A hang-up answered `No active call` is a success (nothing to hang up).
 
-mod bodies;
+pub mod bodies;
 mod failures;
 mod inventory;
 mod pin;
-mod xml;
+pub mod xml;
 
 pub use pin::{format_fingerprint, parse_fingerprint};
 

@@ -21,7 +21,7 @@
 //! a changed host key, permission denied or an unknown command → misprovisioned; any other
 //! result whose `status` is not `OK` → server error (a hang-up with no call is a success).
 
-mod answers;
+pub mod answers;
 mod inventory;
 mod known_hosts;
 
@@ -523,7 +523,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// The `Value` at a path of a `{"Status": …}` answer.
-fn status_value<'a>(answer: &'a Value, path: &[&str]) -> Option<&'a str> {
+pub fn status_value<'a>(answer: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut node = answer.get("Status")?;
     for word in path {
         node = node.get(word)?;
@@ -531,8 +531,22 @@ fn status_value<'a>(answer: &'a Value, path: &[&str]) -> Option<&'a str> {
     node.get("Value").and_then(Value::as_str)
 }
 
-fn status_refused(answer: &Value) -> Option<String> {
-    let error = answer.get("CommandResponse")?.get("Status")?;
+/// Why a status read was refused, if it was. Three shapes are known: the emulator's and
+/// device-drivers.md's `{"CommandResponse": {"Status": {...}}}`, the same under the path's root
+/// (`{"CommandResponse": {"Configuration": {"status": "Error", ...}}}`, recorded by cisco-ce/jsxapi's
+/// tests) and the error at the top level (`{"Status": {"status": "Error", ...}}`, recorded by
+/// PlaceOS's driver tests); see crates/listener/tests/recorded/SOURCES.md.
+pub fn status_refused(answer: &Value) -> Option<String> {
+    let is_error = |v: &&Value| v.get("status").and_then(Value::as_str) == Some("Error");
+    let response = answer.get("CommandResponse");
+    let error = response
+        .and_then(|r| r.get("Status"))
+        .or_else(|| {
+            response
+                .and_then(Value::as_object)
+                .and_then(|r| r.values().find(is_error))
+        })
+        .or_else(|| answer.get("Status").filter(is_error))?;
     Some(
         error
             .get("Reason")

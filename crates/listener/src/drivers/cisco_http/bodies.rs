@@ -45,7 +45,7 @@ pub(super) fn dial_body(number: &str, signaling: Option<SignalingProtocol>) -> S
     )
 }
 
-pub(super) fn call_phase(calls: &Node) -> CallPhase {
+pub fn call_phase(calls: &Node) -> CallPhase {
     crate::drivers::cisco::overall(calls.find_all(&["Call"]).into_iter().map(|call| {
         let status = call
             .child_named("Status")
