@@ -1,9 +1,10 @@
-//! The CalDAV reader against a real CalDAV server: Radicale (from PyPI; `.ci/run` installs it),
-//! started per test on a free loopback port with its own storage and htpasswd file.
+//! The CalDAV reader against real CalDAV servers of two independent implementations, Radicale
+//! and Xandikos (from PyPI; `.ci/setup` installs them), each started per test on a free loopback
+//! port with its own storage: every test runs on both.
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
 use roomlink_calendar::CalDavReader;
-use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
+use roomlink_calendar::testing::{CalDavServer, PASSWORD, USER, vcalendar};
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::ErrorKind;
 use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
@@ -15,11 +16,11 @@ const ROOM: &str = "huddle-4@corp.example";
 const DAY: i64 = 1_795_564_800_000;
 const HOUR: i64 = 3_600_000;
 
-fn account(radicale: &Radicale, password: &str) -> CalendarAccount {
+fn account(server: &CalDavServer, password: &str) -> CalendarAccount {
     CalendarAccount {
         calendar_type: CalendarType::CalDav,
         token_url: None,
-        base_url: radicale.base_url(),
+        base_url: server.base_url(),
         username: Some(USER.to_owned()),
         secret: Some(Secret::new(password)),
     }
@@ -93,8 +94,72 @@ END:VEVENT
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn reads_a_rooms_day_with_recurrences_expanded_to_utc() {
-    let radicale = Radicale::start();
+async fn reads_a_rooms_day_with_recurrences_expanded_to_utc_on_radicale() {
+    reads_a_rooms_day(CalDavServer::radicale()).await;
+}
+
+/// Xandikos (0.4) answers a `calendar-query` with `<C:expand>` without expanding: the daily
+/// standup comes back as its master in Berlin time. The reader expands nothing itself, so it
+/// refuses the answer, saying why, rather than reading wrong times; events in UTC read as on
+/// Radicale. (docs/calendars.md: client-side expansion is the next step.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_does_not_expand_is_refused_saying_so_on_xandikos() {
+    let xandikos = CalDavServer::xandikos();
+    xandikos.calendar(ROOM, &room_calendar()).await;
+    let reader = CalDavReader::new();
+    let e = reader
+        .events(&account(&xandikos, PASSWORD), ROOM, DAY, DAY + 24 * HOUR)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::CalendarServerException);
+    assert!(
+        e.message().contains("the server did not expand the events"),
+        "{}",
+        e.message()
+    );
+
+    let other = "huddle-5@corp.example";
+    xandikos.calendar(other, &utc_calendar()).await;
+    let events = reader
+        .events(&account(&xandikos, PASSWORD), other, DAY, DAY + 24 * HOUR)
+        .await
+        .unwrap();
+    let seen: Vec<(&str, i64, i64)> = events
+        .iter()
+        .map(|e| (e.uid.as_str(), e.start_ms - DAY, e.end_ms - DAY))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("early@corp.example", 9 * HOUR, 9 * HOUR + 15 * 60_000),
+            ("review-77@corp.example", 14 * HOUR, 15 * HOUR),
+        ]
+    );
+    assert_eq!(events[1].title.as_deref(), Some("Design review"));
+}
+
+/// The room's calendar without recurrences or local times: the review, one early meeting in
+/// UTC, and next week's meeting.
+fn utc_calendar() -> Vec<(&'static str, String)> {
+    let mut objects = room_calendar();
+    objects.retain(|(name, _)| *name != "standup");
+    objects.push((
+        "early",
+        vcalendar(
+            "BEGIN:VEVENT
+UID:early@corp.example
+DTSTAMP:20261120T080000Z
+DTSTART:20261125T090000Z
+DTEND:20261125T091500Z
+SUMMARY:Early
+END:VEVENT
+",
+        ),
+    ));
+    objects
+}
+
+async fn reads_a_rooms_day(radicale: CalDavServer) {
     radicale.calendar(ROOM, &room_calendar()).await;
     let reader = CalDavReader::new();
     let events = reader
@@ -146,12 +211,20 @@ async fn reads_a_rooms_day_with_recurrences_expanded_to_utc() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret() {
-    let radicale = Radicale::start();
+async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret_on_radicale() {
+    failures_are_calendar_server_errors(CalDavServer::radicale()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret_on_xandikos() {
+    failures_are_calendar_server_errors(CalDavServer::xandikos()).await;
+}
+
+async fn failures_are_calendar_server_errors(radicale: CalDavServer) {
     radicale.calendar(ROOM, &room_calendar()).await;
     let reader = CalDavReader::new();
     let wrong = "wrong-secret-93c1";
-    let cases = [
+    let mut cases = vec![
         (account(&radicale, wrong), ROOM, "refused the account"),
         (
             account(&radicale, PASSWORD),
@@ -167,6 +240,9 @@ async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret()
             "cannot connect",
         ),
     ];
+    if !radicale.checks_passwords() {
+        cases.remove(0);
+    }
     for (account, calendar, expected) in cases {
         let e = reader
             .events(&account, calendar, DAY, DAY + 24 * HOUR)
@@ -185,9 +261,23 @@ async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret()
 /// Polling: the collection's sync token is read first; the same token as last time answers
 /// `Unchanged` (nothing else asked), a new one reads the window again.
 #[tokio::test]
-async fn an_unchanged_calendar_is_not_read_again() {
-    let radicale = Radicale::start();
-    radicale.calendar(ROOM, &room_calendar()).await;
+async fn an_unchanged_calendar_is_not_read_again_on_radicale() {
+    an_unchanged_calendar_is_not_read_again(CalDavServer::radicale()).await;
+}
+
+#[tokio::test]
+async fn an_unchanged_calendar_is_not_read_again_on_xandikos() {
+    an_unchanged_calendar_is_not_read_again(CalDavServer::xandikos()).await;
+}
+
+async fn an_unchanged_calendar_is_not_read_again(radicale: CalDavServer) {
+    // Xandikos does not expand recurrences (above): its calendar has none.
+    let objects = if radicale.name() == "Xandikos" {
+        utc_calendar()
+    } else {
+        room_calendar()
+    };
+    radicale.calendar(ROOM, &objects).await;
     let reader = CalDavReader::new();
     let room_account = account(&radicale, PASSWORD);
     let (from, to) = (DAY, DAY + 24 * HOUR);
@@ -198,7 +288,7 @@ async fn an_unchanged_calendar_is_not_read_again() {
     let CalendarRead::Events { events, mark } = first else {
         panic!("a first read reads: {first:?}");
     };
-    let mark = mark.expect("Radicale gives a sync token");
+    let mark = mark.unwrap_or_else(|| panic!("{} gives a sync token", radicale.name()));
     assert!(mark.starts_with("sync:"), "{mark}");
     let count = events.len();
     assert!(count >= 2, "{events:?}");
@@ -240,6 +330,9 @@ END:VEVENT
     assert_ne!(new_mark, Some(mark));
 
     // The mark is asked for as the account: a refused password is the same failure as a read's.
+    if !radicale.checks_passwords() {
+        return;
+    }
     let e = reader
         .events_since(&account(&radicale, "wrong"), ROOM, from, to, new_mark)
         .await

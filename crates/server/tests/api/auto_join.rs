@@ -5,7 +5,7 @@
 use crate::control::{room, sim_state};
 use crate::support::app::{Backend, Round, TestApp};
 use reqwest::{Method, StatusCode};
-use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
+use roomlink_calendar::testing::{CalDavServer, PASSWORD, USER, vcalendar};
 use roomlink_listener_sim::SimConfig;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -62,7 +62,7 @@ async fn a_room_joins_its_meeting_at_the_start_once(first: TestApp) {
     // Time starts an hour before the review.
     first.clock.set(REVIEW - 60 * MIN);
     let second = first.spawn_beside(FAST).await;
-    let radicale = Radicale::start();
+    let radicale = CalDavServer::radicale();
     radicale.calendar(ROOM, &events()).await;
     let (rw, ro) = first.tenant("acme").await;
     let (status, account) = first

@@ -5,7 +5,7 @@
 use crate::control::{room, sim_state};
 use crate::support::app::{Backend, Round, TestApp};
 use reqwest::{Method, StatusCode};
-use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
+use roomlink_calendar::testing::{CalDavServer, PASSWORD, USER, vcalendar};
 use roomlink_listener_sim::SimConfig;
 use roomlink_listener_sim::version::Version;
 use serde_json::{Value, json};
@@ -89,7 +89,7 @@ async fn pushes_reach(app: &TestApp, room: &crate::control::Room, pushes: u64) -
 
 async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
     app.clock.set(REVIEW - 60 * MIN);
-    let radicale = Radicale::start();
+    let radicale = CalDavServer::radicale();
     radicale.calendar(ROOM, &events()).await;
     let (rw, ro) = app.tenant("acme").await;
     let (status, account) = app
@@ -277,7 +277,7 @@ async fn a_room_shows_its_meetings_pushed_when_they_change(app: TestApp) {
 /// and nothing is recorded.
 async fn an_older_listener_is_left_alone(app: TestApp) {
     app.clock.set(REVIEW - 60 * MIN);
-    let radicale = Radicale::start();
+    let radicale = CalDavServer::radicale();
     radicale.calendar(ROOM, &events()).await;
     let (rw, ro) = app.tenant("acme").await;
     let (status, _) = app

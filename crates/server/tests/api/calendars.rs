@@ -5,7 +5,7 @@
 use crate::on_every_backend;
 use crate::support::app::{TestApp, assert_error};
 use reqwest::{Method, StatusCode};
-use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
+use roomlink_calendar::testing::{CalDavServer, PASSWORD, USER, vcalendar};
 use serde_json::json;
 
 const ROOM: &str = "boardroom@corp.example";
@@ -22,7 +22,7 @@ fn meetings_path(id: &str) -> String {
 }
 
 async fn a_rooms_meetings_come_from_its_caldav_calendar(app: TestApp) {
-    let radicale = Radicale::start();
+    let radicale = CalDavServer::radicale();
     radicale
         .calendar(
             ROOM,

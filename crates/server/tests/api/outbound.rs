@@ -4,7 +4,7 @@
 
 use crate::support::app::{Backend, TestApp, assert_error, json};
 use reqwest::{Method, StatusCode};
-use roomlink_calendar::testing::{PASSWORD, Radicale, USER, vcalendar};
+use roomlink_calendar::testing::{CalDavServer, PASSWORD, USER, vcalendar};
 use roomlink_listener_protocol::dial_home::{DialHomeSettings, ListenerSecret, Timing};
 use roomlink_listener_sim::version::Version;
 use roomlink_listener_sim::{SimConfig, SimHandle, SimState, Surface};
@@ -197,7 +197,7 @@ async fn commands_statuses_and_faults_travel_over_the_socket(app: TestApp) {
 async fn a_calendar_push_travels_over_the_socket(app: TestApp) {
     // 2027-01-15T09:00:00Z, an hour before the review.
     app.clock.set(1_800_003_600_000);
-    let radicale = Radicale::start();
+    let radicale = CalDavServer::radicale();
     let room = "outbound-room@corp.example";
     let review = vcalendar(
         "BEGIN:VEVENT
