@@ -5,6 +5,7 @@
 
 use roomlink_calendar::CalDavReader;
 use roomlink_calendar::testing::{CalDavServer, PASSWORD, USER, vcalendar};
+use roomlink_domain::calendar::CalendarEvent;
 use roomlink_domain::enums::CalendarType;
 use roomlink_domain::error::ErrorKind;
 use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
@@ -124,10 +125,7 @@ async fn a_server_that_does_not_expand_is_refused_saying_so_on_xandikos() {
         .events(&account(&xandikos, PASSWORD), other, DAY, DAY + 24 * HOUR)
         .await
         .unwrap();
-    let seen: Vec<(&str, i64, i64)> = events
-        .iter()
-        .map(|e| (e.uid.as_str(), e.start_ms - DAY, e.end_ms - DAY))
-        .collect();
+    let seen = on_the_day(&events);
     assert_eq!(
         seen,
         vec![
@@ -136,6 +134,14 @@ async fn a_server_that_does_not_expand_is_refused_saying_so_on_xandikos() {
         ]
     );
     assert_eq!(events[1].title.as_deref(), Some("Design review"));
+}
+
+/// Each event's uid, start and end from the start of [`DAY`].
+fn on_the_day(events: &[CalendarEvent]) -> Vec<(&str, i64, i64)> {
+    events
+        .iter()
+        .map(|e| (e.uid.as_str(), e.start_ms - DAY, e.end_ms - DAY))
+        .collect()
 }
 
 /// The room's calendar without recurrences or local times: the review, one early meeting in
@@ -159,17 +165,14 @@ END:VEVENT
     objects
 }
 
-async fn reads_a_rooms_day(radicale: CalDavServer) {
-    radicale.calendar(ROOM, &room_calendar()).await;
+async fn reads_a_rooms_day(server: CalDavServer) {
+    server.calendar(ROOM, &room_calendar()).await;
     let reader = CalDavReader::new();
     let events = reader
-        .events(&account(&radicale, PASSWORD), ROOM, DAY, DAY + 24 * HOUR)
+        .events(&account(&server, PASSWORD), ROOM, DAY, DAY + 24 * HOUR)
         .await
         .unwrap();
-    let seen: Vec<(&str, i64, i64)> = events
-        .iter()
-        .map(|e| (e.uid.as_str(), e.start_ms - DAY, e.end_ms - DAY))
-        .collect();
+    let seen = on_the_day(&events);
     // 10:00 in Berlin is 09:00 UTC in November; the day's one occurrence of the daily standup.
     assert_eq!(
         seen,
@@ -192,7 +195,7 @@ async fn reads_a_rooms_day(radicale: CalDavServer) {
     // Three days: three standups, one review.
     let three_days = reader
         .events(
-            &account(&radicale, PASSWORD),
+            &account(&server, PASSWORD),
             ROOM,
             DAY - 24 * HOUR,
             DAY + 48 * HOUR,
@@ -220,27 +223,27 @@ async fn failures_are_calendar_server_errors_naming_the_calendar_and_no_secret_o
     failures_are_calendar_server_errors(CalDavServer::xandikos()).await;
 }
 
-async fn failures_are_calendar_server_errors(radicale: CalDavServer) {
-    radicale.calendar(ROOM, &room_calendar()).await;
+async fn failures_are_calendar_server_errors(server: CalDavServer) {
+    server.calendar(ROOM, &room_calendar()).await;
     let reader = CalDavReader::new();
     let wrong = "wrong-secret-93c1";
     let mut cases = vec![
-        (account(&radicale, wrong), ROOM, "refused the account"),
+        (account(&server, wrong), ROOM, "refused the account"),
         (
-            account(&radicale, PASSWORD),
+            account(&server, PASSWORD),
             "nobody@corp.example",
             "no calendar",
         ),
         (
             CalendarAccount {
                 base_url: "http://127.0.0.1:1/rooms/".to_owned(),
-                ..account(&radicale, PASSWORD)
+                ..account(&server, PASSWORD)
             },
             ROOM,
             "cannot connect",
         ),
     ];
-    if !radicale.checks_passwords() {
+    if !server.checks_passwords() {
         cases.remove(0);
     }
     for (account, calendar, expected) in cases {
@@ -270,16 +273,16 @@ async fn an_unchanged_calendar_is_not_read_again_on_xandikos() {
     an_unchanged_calendar_is_not_read_again(CalDavServer::xandikos()).await;
 }
 
-async fn an_unchanged_calendar_is_not_read_again(radicale: CalDavServer) {
+async fn an_unchanged_calendar_is_not_read_again(server: CalDavServer) {
     // Xandikos does not expand recurrences (above): its calendar has none.
-    let objects = if radicale.name() == "Xandikos" {
+    let objects = if server.name() == "Xandikos" {
         utc_calendar()
     } else {
         room_calendar()
     };
-    radicale.calendar(ROOM, &objects).await;
+    server.calendar(ROOM, &objects).await;
     let reader = CalDavReader::new();
-    let room_account = account(&radicale, PASSWORD);
+    let room_account = account(&server, PASSWORD);
     let (from, to) = (DAY, DAY + 24 * HOUR);
     let first = reader
         .events_since(&room_account, ROOM, from, to, None)
@@ -288,7 +291,7 @@ async fn an_unchanged_calendar_is_not_read_again(radicale: CalDavServer) {
     let CalendarRead::Events { events, mark } = first else {
         panic!("a first read reads: {first:?}");
     };
-    let mark = mark.unwrap_or_else(|| panic!("{} gives a sync token", radicale.name()));
+    let mark = mark.unwrap_or_else(|| panic!("{} gives a sync token", server.name()));
     assert!(mark.starts_with("sync:"), "{mark}");
     let count = events.len();
     assert!(count >= 2, "{events:?}");
@@ -298,7 +301,7 @@ async fn an_unchanged_calendar_is_not_read_again(radicale: CalDavServer) {
         .unwrap();
     assert_eq!(again, CalendarRead::Unchanged);
 
-    radicale
+    server
         .put(
             ROOM,
             "added",
@@ -330,11 +333,11 @@ END:VEVENT
     assert_ne!(new_mark, Some(mark));
 
     // The mark is asked for as the account: a refused password is the same failure as a read's.
-    if !radicale.checks_passwords() {
+    if !server.checks_passwords() {
         return;
     }
     let e = reader
-        .events_since(&account(&radicale, "wrong"), ROOM, from, to, new_mark)
+        .events_since(&account(&server, "wrong"), ROOM, from, to, new_mark)
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::CalendarServerException);
