@@ -27,7 +27,9 @@ use std::sync::LazyLock;
 pub struct Generation {
     pub name: String,
     commands: BTreeMap<String, Vec<CommandDef>>,
-    statuses: BTreeMap<String, StatusDef>,
+    /// Every status path as its words, `[n]` dropped and lowercased once at load.
+    #[serde(deserialize_with = "status_paths")]
+    statuses: Vec<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -44,10 +46,22 @@ struct ParamDef {
     space: ValueSpace,
 }
 
-#[derive(Debug, Deserialize)]
-struct StatusDef {
-    #[allow(dead_code)] // kept for the docs' role table; reads are not role-checked (above)
-    roles: Vec<String>,
+/// The status paths' words; their roles and value spaces stay in the file for the docs
+/// (reads are not role-checked, above).
+fn status_paths<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::Error> {
+    let paths = BTreeMap::<String, serde::de::IgnoredAny>::deserialize(d)?;
+    Ok(paths
+        .keys()
+        .map(|path| path_words(path.split(' ')))
+        .collect())
+}
+
+/// Path words as compared: instance numbers and `[n]` suffixes dropped, lowercased.
+fn path_words<'a>(words: impl Iterator<Item = &'a str>) -> Vec<String> {
+    words
+        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .map(|w| w.split('[').next().unwrap_or(w).to_ascii_lowercase())
+        .collect()
 }
 
 /// A parameter's value space, as the schemas write it (numbers as strings).
@@ -181,19 +195,8 @@ impl Generation {
     }
 
     pub fn check_status(&self, path: &[String]) -> Result<(), Refusal> {
-        let words: Vec<String> = path
-            .iter()
-            .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
-            .map(|w| w.split('[').next().unwrap_or(w).to_ascii_lowercase())
-            .collect();
-        let known = self.statuses.keys().any(|status| {
-            let leaf: Vec<String> = status
-                .split(' ')
-                .map(|w| w.split('[').next().unwrap_or(w).to_ascii_lowercase())
-                .collect();
-            leaf.starts_with(&words)
-        });
-        if known {
+        let words = path_words(path.iter().map(String::as_str));
+        if self.statuses.iter().any(|leaf| leaf.starts_with(&words)) {
             Ok(())
         } else {
             Err(self.refuse(Violation::UnknownPath))
