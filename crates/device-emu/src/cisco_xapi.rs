@@ -186,8 +186,10 @@ pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role:
             .all(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))
     };
     let ok = |result: Element| Element::new("Command").child(result.attr("status", "OK"));
-    // CE and later: what any generation's published schema refuses is refused first, as the
-    // codec refuses it (TC predates the published schemas and keeps the checks below).
+    // CE and later: what any generation's published schema refuses is refused as the codec
+    // refuses it. TC predates the published schemas: the hand-written checks below (`tc &&`)
+    // stand in for them there only, so the schema stays the one referee on CE.
+    let tc = firmware == Firmware::Tc;
     if firmware == Firmware::Ce
         && let Err(refusal) =
             cisco_schema::check_command(&command.path, &command.params, role.schema_name())
@@ -235,12 +237,13 @@ pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role:
                 .iter()
                 .any(|v| v.eq_ignore_ascii_case(t))
         });
-        if number.is_empty()
-            || number.chars().count() > 255
-            || !protocol_ok
-            || !rate_ok
-            || !type_ok
-            || !allowed(&dial_params)
+        if tc
+            && (number.is_empty()
+                || number.chars().count() > 255
+                || !protocol_ok
+                || !rate_ok
+                || !type_ok
+                || !allowed(&dial_params))
         {
             return parameter_error();
         }
@@ -251,7 +254,7 @@ pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role:
             .child(Element::leaf("ConferenceId", id)));
     }
     if command.is(&["Call", "Disconnect"]) {
-        if !allowed(&["CallId"]) {
+        if tc && !allowed(&["CallId"]) {
             return parameter_error();
         }
         if let Some(id) = command.param("CallId") {
@@ -268,7 +271,7 @@ pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role:
         };
     }
     if command.is(&["Call", "DTMFSend"]) || command.is(&["DTMFSend"]) {
-        if role == Role::Integrator {
+        if tc && role == Role::Integrator {
             return error_result("Permission denied", &command.xpath());
         }
         let Some(tones) = command.param("DTMFString") else {
@@ -282,11 +285,12 @@ pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role:
         let call_ok = command
             .param("CallId")
             .is_none_or(|id| id.parse::<u32>().is_ok());
-        if tones.is_empty()
-            || tones.chars().count() > 32
-            || !feedback_ok
-            || !call_ok
-            || !allowed(&["DTMFString", "CallId", "Feedback"])
+        if tc
+            && (tones.is_empty()
+                || tones.chars().count() > 32
+                || !feedback_ok
+                || !call_ok
+                || !allowed(&["DTMFString", "CallId", "Feedback"]))
         {
             return parameter_error();
         }
@@ -311,7 +315,7 @@ pub fn execute(command: &Command, device: &mut Device, firmware: Firmware, role:
         None
     };
     match mute {
-        Some(_) if !command.params.is_empty() => parameter_error(),
+        Some(_) if tc && !command.params.is_empty() => parameter_error(),
         Some(muted) => {
             device.set_muted(muted);
             ok(result)

@@ -118,7 +118,7 @@ fn jsxapi_json_answers_read_as_outcomes_and_values() {
     );
 
     // A ParameterError carries no Reason: the failure has the status and an empty reason (the
-    // driver then reports ServerError with nothing after the colon).
+    // driver then names the status as the reason).
     let (status, reason) = failed(&answer(JSXAPI_ANSWERS, "request-3"));
     assert_eq!(status, "ParameterError");
     assert_eq!(reason, "");

@@ -486,25 +486,7 @@ impl CiscoSshDriver {
                 Ok(())
             }
             Outcome::Failed { status, reason } => {
-                let lower = reason.to_ascii_lowercase();
-                let kind = if lower.contains("permission")
-                    || lower.contains("unknown command")
-                    || lower.contains("access denied")
-                {
-                    FailureKind::Misprovisioned
-                } else {
-                    FailureKind::ServerError
-                };
-                Err(failure(
-                    kind,
-                    format!(
-                        "the room system at {} refused `{line}`: {reason}",
-                        device.address
-                    ),
-                )
-                .cause(format!("status={status}"))
-                .cause(reason)
-                .exchange(Some(line.to_owned()), Some(answer.to_string())))
+                Err(refusal(&device.address, line, &status, reason, &answer))
             }
         }
     }
@@ -515,6 +497,38 @@ impl CiscoSshDriver {
         let slot = self.slot(device);
         slot.lock().await.as_ref().map(|s| s.tc)
     }
+}
+
+/// The failure for a command the codec answered with an error `status`. A `ParameterError`
+/// carries no `Reason` (cisco-ce/jsxapi's recorded answers): the status is then the reason.
+fn refusal(
+    address: &str,
+    line: &str,
+    status: &str,
+    reason: String,
+    answer: &Value,
+) -> DriverFailure {
+    let reason = if reason.is_empty() {
+        format!("status {status}")
+    } else {
+        reason
+    };
+    let lower = reason.to_ascii_lowercase();
+    let kind = if lower.contains("permission")
+        || lower.contains("unknown command")
+        || lower.contains("access denied")
+    {
+        FailureKind::Misprovisioned
+    } else {
+        FailureKind::ServerError
+    };
+    failure(
+        kind,
+        format!("the room system at {address} refused `{line}`: {reason}"),
+    )
+    .cause(format!("status={status}"))
+    .cause(reason)
+    .exchange(Some(line.to_owned()), Some(answer.to_string()))
 }
 
 /// A JSON string literal, as the xAPI takes string parameters (no newlines survive).
@@ -709,6 +723,28 @@ impl Driver for CiscoSshDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_without_a_reason_names_its_status() {
+        let answer =
+            serde_json::json!({"CommandResponse": {"DialResult": {"status": "ParameterError"}}});
+        let line = "xCommand Dial Number: \"x\"";
+        let failed = refusal("127.0.0.9", line, "ParameterError", String::new(), &answer);
+        assert_eq!(failed.kind, FailureKind::ServerError);
+        assert_eq!(
+            failed.message,
+            format!("the room system at 127.0.0.9 refused `{line}`: status ParameterError")
+        );
+        let denied = refusal(
+            "127.0.0.9",
+            line,
+            "Error",
+            "Permission denied".into(),
+            &answer,
+        );
+        assert_eq!(denied.kind, FailureKind::Misprovisioned);
+        assert!(denied.message.ends_with(": Permission denied"));
+    }
 
     #[test]
     fn strings_are_json_quoted_without_newlines() {
