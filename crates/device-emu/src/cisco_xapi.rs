@@ -343,7 +343,7 @@ pub fn status_tree(device: &Device, firmware: Firmware, role: Role) -> Element {
             )))
             .child(Element::leaf("Volume", "50")),
     );
-    if phase != Phase::Idle && role == Role::Admin {
+    if phase != Phase::Idle && role == Role::Admin && !device.has(Fault::TeamsMode) {
         let number = device.last_dialed.clone().unwrap_or_default();
         let protocol = match device.last_dial_protocol.as_deref() {
             Some(p) if p.eq_ignore_ascii_case("h323") => "H323",

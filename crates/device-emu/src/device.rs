@@ -26,6 +26,9 @@ pub enum Fault {
     TcFirmware,
     /// The connection is closed in the middle of a command, with no answer.
     DropConnection,
+    /// The codec runs Microsoft Teams (Cisco): its call counts in `NumberOfActiveCalls` but is
+    /// not listed under `/Status/Call`, as AVI-SPL's recorded Room Bar shows.
+    TeamsMode,
 }
 
 impl Fault {
@@ -36,6 +39,7 @@ impl Fault {
         Fault::Slow,
         Fault::TcFirmware,
         Fault::DropConnection,
+        Fault::TeamsMode,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -46,6 +50,7 @@ impl Fault {
             Fault::Slow => "slow",
             Fault::TcFirmware => "tc_firmware",
             Fault::DropConnection => "drop_connection",
+            Fault::TeamsMode => "teams_mode",
         }
     }
 

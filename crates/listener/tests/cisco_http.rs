@@ -2,7 +2,8 @@
 //! over real sockets on loopback addresses.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use roomlink_device_emu::device::{DeviceDefaults, Fault};
+use roomlink_device_emu::cisco_xapi;
+use roomlink_device_emu::device::{DeviceDefaults, Fault, Phase};
 use roomlink_device_emu::{EmuConfig, Emulator};
 use roomlink_domain::enums::SignalingProtocol;
 use roomlink_domain::rules::dial_plan::DialPlan;
@@ -306,6 +307,26 @@ async fn faults_become_the_expected_failure_kinds() {
     no_secret(&failure);
     driver.perform(&room, &Action::Hangup).await.unwrap();
     assert_eq!(driver.status(&room).await.unwrap().call, CallPhase::Idle);
+
+    // Microsoft Teams mode: a call the codec lists nowhere under `/Status/Call` still counts.
+    emu.devices.with("127.77.23.5", |d| d.faults.clear());
+    set("127.77.23.5", Fault::TeamsMode);
+    driver.perform(&room, &join("8@x", None)).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while emu.devices.get("127.77.23.5").phase() != Phase::Connected {
+        assert!(Instant::now() < deadline, "the call never connected");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let listed = cisco_xapi::read_status(&emu.devices.get("127.77.23.5"), "/Status/Call");
+    assert!(
+        listed.is_ok_and(|status| status.children.is_empty()),
+        "no call listed"
+    );
+    assert_eq!(
+        driver.status(&room).await.unwrap().call,
+        CallPhase::Connected
+    );
+    driver.perform(&room, &Action::Hangup).await.unwrap();
 
     // Nothing listening.
     let free = {

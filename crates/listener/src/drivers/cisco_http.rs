@@ -14,7 +14,8 @@
 //!   TC (software version from `/Status/SystemUnit/Software/Version` starting with `TC`/`TE`).
 //! - Status: `/Status/Call` (`Connected`/`Synced`/`OnHold`/`Preserved`/`RemotePreserved` →
 //!   connected; `Dialling`/`Connecting`/`Ringing`/`EarlyMedia` → dialling; element or
-//!   attribute form); when refused (Integrator role), `NumberOfActiveCalls` > 0 → connected;
+//!   attribute form); when it lists no call or is refused (Integrator role),
+//!   `NumberOfActiveCalls` > 0 → connected (Microsoft Teams mode lists no `Call`);
 //!   plus `/Status/Audio/Microphones/Mute`.
 //!
 //! - Inventory: `getxml` of `/Status/SystemUnit`, `/Status/Network`, `/Status/Peripherals`
@@ -734,10 +735,17 @@ impl Driver for CiscoHttpDriver {
         let session = self.session_of(device);
         let mut session = session.lock().await;
         let (calls, _) = self.read(device, &mut session, "/Status/Call").await?;
-        let call = match calls {
+        let listed = match calls {
             Ok(calls) => call_phase(&calls),
             Err(reason) => {
                 tracing::debug!(device = %device.address, %reason, "Call status refused: counting active calls");
+                CallPhase::Idle
+            }
+        };
+        // No call listed (or the list refused, Integrator role): a codec in Microsoft Teams
+        // mode lists none under `Call` yet counts its call (AVI-SPL's recorded Room Bar).
+        let call = match listed {
+            CallPhase::Idle => {
                 let count = self
                     .read_value(
                         device,
@@ -752,6 +760,7 @@ impl Driver for CiscoHttpDriver {
                     CallPhase::Idle
                 }
             }
+            phase => phase,
         };
         let mute = self
             .read_value(

@@ -11,8 +11,9 @@
 //!   `| resultId="n"` and the answer is the JSON object with that `ResultId` (objects without
 //!   one are feedback and skipped). TC-era firmware (banner `Release TC…`) gets top-level
 //!   `xCommand DTMFSend`.
-//! - Status: `xStatus Call` (refused for an integrator user: `xStatus SystemUnit State
-//!   NumberOfActiveCalls` > 0 is read as connected) and `xStatus Audio Microphones Mute`.
+//! - Status: `xStatus Call` (when it lists no call or is refused for an integrator user,
+//!   `xStatus SystemUnit State NumberOfActiveCalls` > 0 is read as connected: Microsoft Teams
+//!   mode lists no `Call`) and `xStatus Audio Microphones Mute`.
 //! - Inventory: `xStatus SystemUnit`, `Network`, `Peripherals`, `Cameras`; a refused part is
 //!   `notReported`.
 //!
@@ -649,7 +650,7 @@ impl Driver for CiscoSshDriver {
 
     async fn status(&self, device: &Device) -> Result<DeviceStatus, DriverFailure> {
         let calls = self.run(device, "xStatus Call").await?;
-        let call = match status_refused(&calls) {
+        let listed = match status_refused(&calls) {
             None => {
                 let entries = calls
                     .get("Status")
@@ -666,7 +667,12 @@ impl Driver for CiscoSshDriver {
                     )
                 }))
             }
-            Some(_) => {
+            Some(_) => CallPhase::Idle,
+        };
+        // No call listed (or the list refused, Integrator role): a codec in Microsoft Teams
+        // mode lists none under `Call` yet counts its call (AVI-SPL's recorded Room Bar).
+        let call = match listed {
+            CallPhase::Idle => {
                 let count = self
                     .run(device, "xStatus SystemUnit State NumberOfActiveCalls")
                     .await?;
@@ -679,6 +685,7 @@ impl Driver for CiscoSshDriver {
                     CallPhase::Idle
                 }
             }
+            phase => phase,
         };
         let mute = self.run(device, "xStatus Audio Microphones Mute").await?;
         let muted = match status_value(&mute, &["Audio", "Microphones", "Mute"]) {
