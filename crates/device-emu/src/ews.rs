@@ -558,7 +558,8 @@ fn get_item(ews: &Ews, request: &EwsRequest) -> Result<String, String> {
                 "GetItem",
                 "ErrorItemNotFound",
                 "The specified object was not found in the store.",
-                "",
+                // messages.xsd: an item response message's `Items` is required, even empty.
+                "<m:Items/>",
             ));
             continue;
         };

@@ -275,7 +275,12 @@ impl CalendarQuery {
         if self.to < self.from {
             return Err("to is before from".to_owned());
         }
-        if self.to - self.from > MAX_CALENDAR_WINDOW_MS {
+        // Checked: the two ends are any i64 the wire carries, and their distance may not fit.
+        if self
+            .to
+            .checked_sub(self.from)
+            .is_none_or(|length| length > MAX_CALENDAR_WINDOW_MS)
+        {
             return Err("the window is longer than 366 days".to_owned());
         }
         Ok(())
@@ -441,6 +446,13 @@ mod calendar_tests {
         assert!(q("a\nb", 0, 1).check().is_err());
         assert!(q("r@c", 2, 1).check().unwrap_err().contains("before"));
         assert!(q("r@c", 0, MAX_CALENDAR_WINDOW_MS + 1).check().is_err());
+        // Ends whose distance overflows an i64 are too long, not a wrapped short window.
+        assert!(
+            q("r@c", i64::MIN, i64::MAX)
+                .check()
+                .unwrap_err()
+                .contains("366 days")
+        );
         let body: CalendarQuery = serde_json::from_str(
             r#"{"calendarType":"EXCHANGE","calendarId":"r@c","from":1,"to":2}"#,
         )
