@@ -21,6 +21,12 @@ use zeroize::Zeroizing;
 /// The largest answer read.
 const ANSWER_MAX: usize = 16 << 20;
 
+/// `[0001-01-01T00:00:00Z, 10000-01-01T00:00:00Z)`: the `CalendarView` dates sent have
+/// four-digit years. Before it they would be `0000-...` or `-001-...`, not xs:dateTime, so
+/// not EWS (docs/calendars.md, "Checked against Microsoft's schema").
+const FIRST_MS: i64 = -62_135_596_800_000;
+const END_MS: i64 = 253_402_300_800_000;
+
 /// Where and as whom.
 pub struct ExchangeConfig {
     pub soap_uri: String,
@@ -111,6 +117,10 @@ impl ExchangeClient {
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<WireEvent>, String> {
+        let years = FIRST_MS..END_MS;
+        if !years.contains(&from_ms) || !years.contains(&to_ms) {
+            return Err("the window must lie within the years 1 to 9999".to_owned());
+        }
         let answer = self
             .call("FindItem", soap::find_item(mailbox, from_ms, to_ms))
             .await?;
