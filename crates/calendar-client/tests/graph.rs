@@ -6,6 +6,10 @@ mod support;
 // A test target's root resolves modules beside it, hence the path.
 #[path = "graph/delta.rs"]
 mod delta;
+#[path = "graph/examples.rs"]
+mod examples;
+#[path = "graph/openapi.rs"]
+mod openapi;
 
 use roomlink_calendar::{CalendarReaders, GraphReader};
 use roomlink_domain::calendar::CalendarEvent;
