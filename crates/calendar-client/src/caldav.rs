@@ -2,10 +2,11 @@
 //! one `calendar-query` REPORT per time window.
 //!
 //! Decisions:
-//! - The server expands recurring events into UTC occurrences (`<C:expand>`, §9.6.5): roomlink
-//!   then needs no time-zone database and no recurrence engine, and agrees with the server on
-//!   both. A server that ignores the request shows as a CalendarServerException, not as
-//!   meetings at the wrong hour.
+//! - The server is asked to expand recurring events into UTC occurrences (`<C:expand>`,
+//!   §9.6.5), and one that does (Radicale) is read as it answers. One that answers a recurring
+//!   master instead (Xandikos) has it expanded by the reader, in the time zone the object
+//!   defines (`ical`, `recurrence`, `zone`); what that expansion does not support is a
+//!   CalendarServerException saying what, never meetings at a guessed hour.
 //! - HTTP Basic with the account's username and password, sent only over the account's URL
 //!   (redirects are not followed, so credentials never go elsewhere).
 //! - At most [`MAX_BODY`] of answer per request, and [`TIMEOUT`](crate::http::TIMEOUT) per request.
@@ -130,7 +131,9 @@ impl CalendarReader for CalDavReader {
             .await?;
         let mut events = Vec::new();
         for object in calendar_data(&body).map_err(|what| collection.fail(what))? {
-            events.extend(ical::events(&object).map_err(|e| collection.fail(e.0))?);
+            events.extend(
+                ical::events_in(&object, from_ms, to_ms).map_err(|e| collection.fail(e.0))?,
+            );
         }
         Ok(crate::readers::in_window(events, from_ms, to_ms))
     }

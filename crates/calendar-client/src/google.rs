@@ -325,15 +325,15 @@ struct Changes {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Page {
+pub(crate) struct Page {
     #[serde(default)]
-    items: Vec<GoogleEvent>,
-    next_page_token: Option<String>,
+    pub(crate) items: Vec<GoogleEvent>,
+    pub(crate) next_page_token: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GoogleEvent {
+pub(crate) struct GoogleEvent {
     id: Option<String>,
     #[serde(rename = "iCalUID")]
     ical_uid: Option<String>,
@@ -375,7 +375,7 @@ fn non_empty(text: Option<String>) -> Option<String> {
 impl GoogleEvent {
     /// The event, or `None` for an all-day one or a cancelled one without times. `Err` says
     /// what cannot be read (no value quoted).
-    fn into_event(self) -> std::result::Result<Option<CalendarEvent>, String> {
+    pub(crate) fn into_event(self) -> std::result::Result<Option<CalendarEvent>, String> {
         let cancelled = self.status.as_deref() == Some("cancelled");
         let (start, end) = match (self.start, self.end) {
             (Some(start), Some(end)) => (start, end),

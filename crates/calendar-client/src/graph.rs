@@ -302,7 +302,7 @@ impl GraphReader {
 }
 
 /// A link an answer gave, if it may be followed with the token (see [`http::on_same_server`]).
-fn same_server(link: &str, base: &reqwest::Url) -> Option<reqwest::Url> {
+pub(crate) fn same_server(link: &str, base: &reqwest::Url) -> Option<reqwest::Url> {
     reqwest::Url::parse(link)
         .ok()
         .filter(|link| http::on_same_server(link, base))
@@ -391,16 +391,16 @@ struct DeltaPage {
 }
 
 #[derive(Deserialize)]
-struct Page {
+pub(crate) struct Page {
     #[serde(default)]
-    value: Vec<GraphEvent>,
+    pub(crate) value: Vec<GraphEvent>,
     #[serde(rename = "@odata.nextLink")]
-    next_link: Option<String>,
+    pub(crate) next_link: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GraphEvent {
+pub(crate) struct GraphEvent {
     id: Option<String>,
     #[serde(rename = "iCalUId")]
     ical_uid: Option<String>,
@@ -444,7 +444,7 @@ fn non_empty(text: Option<String>) -> Option<String> {
 
 impl GraphEvent {
     /// The event, or `None` for an all-day one. `Err` says what cannot be read (no value quoted).
-    fn into_event(self) -> std::result::Result<Option<CalendarEvent>, String> {
+    pub(crate) fn into_event(self) -> std::result::Result<Option<CalendarEvent>, String> {
         if self.is_all_day == Some(true) {
             return Ok(None);
         }

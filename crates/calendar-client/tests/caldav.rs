@@ -100,40 +100,82 @@ async fn reads_a_rooms_day_with_recurrences_expanded_to_utc_on_radicale() {
 }
 
 /// Xandikos (0.4) answers a `calendar-query` with `<C:expand>` without expanding: the daily
-/// standup comes back as its master in Berlin time. The reader expands nothing itself, so it
-/// refuses the answer, saying why, rather than reading wrong times; events in UTC read as on
-/// Radicale. (docs/calendars.md: client-side expansion is the next step.)
+/// standup comes back as its master in Berlin time, with Berlin's VTIMEZONE. The reader expands
+/// it itself, and reads the same day as on Radicale.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_server_that_does_not_expand_is_refused_saying_so_on_xandikos() {
-    let xandikos = CalDavServer::xandikos();
-    xandikos.calendar(ROOM, &room_calendar()).await;
-    let reader = CalDavReader::new();
-    let e = reader
-        .events(&account(&xandikos, PASSWORD), ROOM, DAY, DAY + 24 * HOUR)
-        .await
-        .unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::CalendarServerException);
-    assert!(
-        e.message().contains("the server did not expand the events"),
-        "{}",
-        e.message()
-    );
+async fn reads_a_rooms_day_with_recurrences_expanded_by_the_reader_on_xandikos() {
+    reads_a_rooms_day(CalDavServer::xandikos()).await;
+}
 
-    let other = "huddle-5@corp.example";
-    xandikos.calendar(other, &utc_calendar()).await;
-    let events = reader
-        .events(&account(&xandikos, PASSWORD), other, DAY, DAY + 24 * HOUR)
-        .await
-        .unwrap();
-    let seen = on_the_day(&events);
-    assert_eq!(
-        seen,
-        vec![
-            ("early@corp.example", 9 * HOUR, 9 * HOUR + 15 * 60_000),
-            ("review-77@corp.example", 14 * HOUR, 15 * HOUR),
-        ]
-    );
-    assert_eq!(events[1].title.as_deref(), Some("Design review"));
+/// A weekly series at 10:00 Berlin time across the end of summer time (2026-10-25), with an
+/// EXDATE, a moved and a cancelled occurrence: Radicale expands it, Xandikos leaves it to the
+/// reader; both give the same occurrences, at 10:00 local before and after the change.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_series_across_summer_time_reads_alike_on_both_servers() {
+    let series = vcalendar(&format!(
+        "{BERLIN}BEGIN:VEVENT
+UID:weekly@corp.example
+DTSTAMP:20261001T080000Z
+DTSTART;TZID=Europe/Berlin:20261008T100000
+DTEND;TZID=Europe/Berlin:20261008T110000
+RRULE:FREQ=WEEKLY;BYDAY=TH;UNTIL=20261126T090000Z
+EXDATE;TZID=Europe/Berlin:20261105T100000
+SUMMARY:Weekly review
+END:VEVENT
+BEGIN:VEVENT
+UID:weekly@corp.example
+DTSTAMP:20261001T080000Z
+RECURRENCE-ID;TZID=Europe/Berlin:20261029T100000
+DTSTART;TZID=Europe/Berlin:20261030T140000
+DTEND;TZID=Europe/Berlin:20261030T150000
+SUMMARY:Weekly review (moved)
+END:VEVENT
+BEGIN:VEVENT
+UID:weekly@corp.example
+DTSTAMP:20261001T080000Z
+RECURRENCE-ID;TZID=Europe/Berlin:20261112T100000
+DTSTART;TZID=Europe/Berlin:20261112T100000
+DTEND;TZID=Europe/Berlin:20261112T110000
+STATUS:CANCELLED
+SUMMARY:Weekly review
+END:VEVENT
+"
+    ));
+    // 2026-10-15 to 2026-11-30: 15th and 22nd in summer time (08:00Z), the 29th moved to
+    // Friday 14:00 (13:00Z), 5 November removed, 12 November cancelled, 19 and 26 in winter
+    // time (09:00Z; UNTIL is the 26th's start).
+    let expected = [
+        ("2026-10-15T08:00:00Z", "Weekly review", false),
+        ("2026-10-22T08:00:00Z", "Weekly review", false),
+        ("2026-10-30T13:00:00Z", "Weekly review (moved)", false),
+        ("2026-11-12T09:00:00Z", "Weekly review", true),
+        ("2026-11-19T09:00:00Z", "Weekly review", false),
+        ("2026-11-26T09:00:00Z", "Weekly review", false),
+    ];
+    let (from, to) = (DAY - 41 * 24 * HOUR, DAY + 5 * 24 * HOUR);
+    for server in [CalDavServer::radicale(), CalDavServer::xandikos()] {
+        server.calendar(ROOM, &[("weekly", series.clone())]).await;
+        let events = CalDavReader::new()
+            .events(&account(&server, PASSWORD), ROOM, from, to)
+            .await
+            .unwrap();
+        let seen: Vec<(String, &str, bool)> = events
+            .iter()
+            .map(|e| {
+                assert_eq!(e.end_ms - e.start_ms, HOUR, "{}", server.name());
+                (
+                    roomlink_domain::civil::UtcParts::of(e.start_ms).rfc3339(),
+                    e.title.as_deref().unwrap_or(""),
+                    e.cancelled,
+                )
+            })
+            .collect();
+        let expected: Vec<(String, &str, bool)> = expected
+            .iter()
+            .map(|(t, title, cancelled)| ((*t).to_owned(), *title, *cancelled))
+            .collect();
+        assert_eq!(seen, expected, "{}", server.name());
+    }
 }
 
 /// Each event's uid, start and end from the start of [`DAY`].
@@ -142,27 +184,6 @@ fn on_the_day(events: &[CalendarEvent]) -> Vec<(&str, i64, i64)> {
         .iter()
         .map(|e| (e.uid.as_str(), e.start_ms - DAY, e.end_ms - DAY))
         .collect()
-}
-
-/// The room's calendar without recurrences or local times: the review, one early meeting in
-/// UTC, and next week's meeting.
-fn utc_calendar() -> Vec<(&'static str, String)> {
-    let mut objects = room_calendar();
-    objects.retain(|(name, _)| *name != "standup");
-    objects.push((
-        "early",
-        vcalendar(
-            "BEGIN:VEVENT
-UID:early@corp.example
-DTSTAMP:20261120T080000Z
-DTSTART:20261125T090000Z
-DTEND:20261125T091500Z
-SUMMARY:Early
-END:VEVENT
-",
-        ),
-    ));
-    objects
 }
 
 async fn reads_a_rooms_day(server: CalDavServer) {
@@ -274,13 +295,7 @@ async fn an_unchanged_calendar_is_not_read_again_on_xandikos() {
 }
 
 async fn an_unchanged_calendar_is_not_read_again(server: CalDavServer) {
-    // Xandikos does not expand recurrences (above): its calendar has none.
-    let objects = if server.name() == "Xandikos" {
-        utc_calendar()
-    } else {
-        room_calendar()
-    };
-    server.calendar(ROOM, &objects).await;
+    server.calendar(ROOM, &room_calendar()).await;
     let reader = CalDavReader::new();
     let room_account = account(&server, PASSWORD);
     let (from, to) = (DAY, DAY + 24 * HOUR);
