@@ -1,19 +1,19 @@
-//! The Google Calendar reader against loopback stubs answering Google's documented shapes: the
-//! service-account token endpoint (JWT bearer grant) and `events.list` pages; its requests and
-//! fields checked against Google's published discovery document (`google/discovery.rs`).
+//! The Google Calendar reader against loopback stubs answering Google's documented shapes (the
+//! JWT bearer token endpoint, `events.list` pages); requests and fields checked against Google's
+//! discovery document (`google/discovery.rs`); Google's example answers in `google/examples.rs`.
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns: a panic is the failure report
 
 #[path = "google/discovery.rs"]
 mod discovery;
+#[path = "google/examples.rs"]
+mod examples;
 mod support;
 
 use base64::{Engine as _, engine::general_purpose::URL_SAFE_NO_PAD};
 use roomlink_calendar::{CalendarReaders, GoogleReader};
-use roomlink_domain::calendar::CalendarEvent;
-use roomlink_domain::enums::CalendarType;
 use roomlink_domain::ports::{CalendarAccount, CalendarRead, CalendarReader};
-use roomlink_domain::secret::Secret;
 use roomlink_domain::system::ManualClock;
+use roomlink_domain::{calendar::CalendarEvent, enums::CalendarType, secret::Secret};
 use rsa::{pkcs8::DecodePublicKey as _, signature::Verifier as _};
 use serde_json::{Value, json};
 use std::sync::Arc;
