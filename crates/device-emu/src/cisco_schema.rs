@@ -3,10 +3,11 @@
 //! `xapi/xapi-subset.json` is derived (by `xapi/derive.py`, which names the source repository
 //! and commit in it) from the JSON schemas Cisco publishes per software release: for CE 9.15,
 //! RoomOS 11.27 and RoomOS 26.4, the commands the drivers and the emulator use (roles,
-//! parameters, value spaces) and the status paths under the subtrees they read. A command or a
-//! status read is checked against every generation: what one of them refuses, the emulated codec
-//! refuses, so a driver cannot pass its tests with a message a real codec of a generation it
-//! claims would refuse.
+//! parameters, value spaces), the status paths under the subtrees they read, and the
+//! configurations the listener's Cisco mapping of template settings writes (roles, value spaces,
+//! products). A command, a status read or a configuration value is checked against every
+//! generation: what one of them refuses, the emulated codec refuses, so a driver cannot pass its
+//! tests with a message a real codec of a generation it claims would refuse.
 //!
 //! Decisions where the schemas are silent (docs/drivers.md):
 //! - Names (path words, parameters) and `Literal` values compare without regard to case, as
@@ -17,6 +18,10 @@
 //!   it; which parts a role may read is left to the emulator (the schemas grant an Integrator
 //!   `Call[n] ReceiveCallRate` but not `Call[n] Status`; the emulator refuses the subtree).
 //! - `[n]` instance suffixes and a numeric path word (`/Status/Call/3`) are instance selectors.
+//! - A configuration whose variants differ by product accepts, in [`check_configuration`], what
+//!   any variant accepts (the emulated codec is no particular product);
+//!   [`check_configuration_on_every_product`] asks every variant instead, for tests that a value
+//!   holds on every product that has the path.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -30,6 +35,21 @@ pub struct Generation {
     /// Every status path as its words, `[n]` dropped and lowercased once at load.
     #[serde(deserialize_with = "status_paths")]
     statuses: Vec<Vec<String>>,
+    /// Every product (Cisco's code names) the generation's schema names.
+    #[serde(default)]
+    products: Vec<String>,
+    /// The configurations kept, by path, with one variant per distinct definition.
+    #[serde(default)]
+    configurations: BTreeMap<String, Vec<ConfigDef>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ConfigDef {
+    access: Option<String>,
+    /// The roles that may write it.
+    roles: Vec<String>,
+    products: Vec<String>,
+    space: ValueSpace,
 }
 
 #[derive(Debug, Deserialize)]
@@ -160,6 +180,25 @@ pub fn check_status(path: &[String]) -> Result<(), Refusal> {
     generations().iter().try_for_each(|g| g.check_status(path))
 }
 
+/// Checks writing `value` to a configuration (`xConfiguration` path words) as `role` against
+/// every generation: the first refusal, if any. A product variant accepting it is enough.
+pub fn check_configuration(path: &[String], value: &str, role: &str) -> Result<(), Refusal> {
+    generations()
+        .iter()
+        .try_for_each(|g| g.check_configuration(path, value, role))
+}
+
+/// Like [`check_configuration`], but every product variant of every generation must accept it.
+pub fn check_configuration_on_every_product(
+    path: &[String],
+    value: &str,
+    role: &str,
+) -> Result<(), Refusal> {
+    generations()
+        .iter()
+        .try_for_each(|g| g.check_configuration_on_every_product(path, value, role))
+}
+
 impl Generation {
     fn refuse(&self, violation: Violation) -> Refusal {
         Refusal {
@@ -192,6 +231,57 @@ impl Generation {
             }
         }
         Err(self.refuse(first.unwrap_or(Violation::UnknownPath)))
+    }
+
+    fn configuration(&self, path: &[String]) -> Result<&[ConfigDef], Refusal> {
+        let name = path.join(" ");
+        self.configurations
+            .iter()
+            .find(|(known, _)| known.eq_ignore_ascii_case(&name))
+            .map(|(_, variants)| variants.as_slice())
+            .ok_or_else(|| self.refuse(Violation::UnknownPath))
+    }
+
+    pub fn check_configuration(
+        &self,
+        path: &[String],
+        value: &str,
+        role: &str,
+    ) -> Result<(), Refusal> {
+        let variants = self.configuration(path)?;
+        let mut first = None;
+        for variant in variants {
+            match variant.check(value, role) {
+                Ok(()) => return Ok(()),
+                Err(violation) => {
+                    first.get_or_insert(violation);
+                }
+            }
+        }
+        Err(self.refuse(first.unwrap_or(Violation::UnknownPath)))
+    }
+
+    pub fn check_configuration_on_every_product(
+        &self,
+        path: &[String],
+        value: &str,
+        role: &str,
+    ) -> Result<(), Refusal> {
+        self.configuration(path)?
+            .iter()
+            .try_for_each(|variant| variant.check(value, role))
+            .map_err(|violation| self.refuse(violation))
+    }
+
+    /// The products (code names) of this generation without the configuration `path`: on
+    /// them, a value written to it is refused whatever it is.
+    pub fn products_without_configuration(&self, path: &[String]) -> Vec<&str> {
+        let variants = self.configuration(path).unwrap_or_default();
+        self.products
+            .iter()
+            .filter(|p| !variants.iter().any(|v| v.products.contains(p)))
+            .map(String::as_str)
+            .collect()
     }
 
     pub fn check_status(&self, path: &[String]) -> Result<(), Refusal> {
@@ -242,6 +332,20 @@ impl CommandDef {
     }
 }
 
+impl ConfigDef {
+    fn check(&self, value: &str, role: &str) -> Result<(), Violation> {
+        if self.access.as_deref() != Some("public-api") {
+            return Err(Violation::NotPublic);
+        }
+        if !self.roles.iter().any(|r| r.eq_ignore_ascii_case(role)) {
+            return Err(Violation::RoleMayNot(role.to_owned()));
+        }
+        self.space
+            .admits(value)
+            .map_err(|space| Violation::OutsideValueSpace("value".into(), value.to_owned(), space))
+    }
+}
+
 impl ValueSpace {
     /// `Err` with the space written out when `value` lies outside it.
     fn admits(&self, value: &str) -> Result<(), String> {
@@ -285,7 +389,11 @@ impl ValueSpace {
                 .iter()
                 .any(|v| v.eq_ignore_ascii_case(value.trim()))
                 .then_some(())
-                .ok_or_else(|| format!("Literal {}", values.join("/"))),
+                .ok_or_else(|| match values.len() {
+                    // A time zone's 596 names would drown the log line.
+                    n if n > 12 => format!("Literal of {n} values"),
+                    _ => format!("Literal {}", values.join("/")),
+                }),
         }
     }
 }
@@ -402,6 +510,83 @@ mod tests {
         assert_eq!(
             check_status(&words("Call Foo")).unwrap_err().to_string(),
             "CE 9.15: no such path"
+        );
+    }
+
+    #[test]
+    fn configurations_are_checked_for_path_role_and_value_space() {
+        let ok =
+            |path: &str, value: &str, role: &str| check_configuration(&words(path), value, role);
+        assert_eq!(ok("Time Zone", "Europe/Oslo", "User"), Ok(()));
+        assert_eq!(ok("audio defaultvolume", "100", "Integrator"), Ok(()));
+        assert_eq!(ok("Conference AutoAnswer Mode", "on", "Admin"), Ok(()));
+        assert_eq!(ok("UserInterface OSD HalfwakeMessage", "", "Admin"), Ok(()));
+        let refused = |path: &str, value: &str, role: &str| {
+            check_configuration(&words(path), value, role)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            refused("Audio DefaultVolume", "101", "Admin"),
+            "CE 9.15: value=\"101\" is outside Integer 0..100"
+        );
+        assert_eq!(
+            refused("Standby Delay", "0", "Admin"),
+            "CE 9.15: value=\"0\" is outside Integer 1..480"
+        );
+        assert_eq!(
+            refused("Time Zone", "America/Coyhaique", "Admin"),
+            "CE 9.15: value=\"America/Coyhaique\" is outside Literal of 596 values"
+        );
+        assert_eq!(
+            refused("Conference AutoAnswer Mode", "On", "User"),
+            "CE 9.15: the User role may not use it"
+        );
+        assert_eq!(
+            refused(
+                "UserInterface OSD HalfwakeMessage",
+                &"x".repeat(129),
+                "Admin"
+            ),
+            format!(
+                "CE 9.15: value={:?} is outside String of 0..128 characters",
+                "x".repeat(129)
+            )
+        );
+        assert_eq!(
+            refused("Audio Volume", "50", "Admin"),
+            "CE 9.15: no such path"
+        );
+        // RoomOS 26.4 lists one more time zone than the older generations.
+        let newest = generations().last().unwrap();
+        assert_eq!(
+            newest.check_configuration(&words("Time Zone"), "America/Coyhaique", "Admin"),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn product_variants_and_products_without_a_configuration() {
+        let g = &generations()[0];
+        let halfwake = words("UserInterface OSD HalfwakeMessage");
+        assert_eq!(
+            g.products_without_configuration(&halfwake),
+            [
+                "darling_10_55",
+                "darling_10_70",
+                "darling_15_55",
+                "darling_15_70",
+                "darling_15_85",
+                "vecchio"
+            ]
+        );
+        assert!(
+            g.products_without_configuration(&words("SystemUnit Name"))
+                .is_empty()
+        );
+        assert_eq!(
+            check_configuration_on_every_product(&words("Standby Delay"), "480", "Admin"),
+            Ok(())
         );
     }
 }

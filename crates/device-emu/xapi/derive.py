@@ -5,10 +5,14 @@ Cisco publishes the xAPI of each codec software release as JSON in the public re
 cisco-ce/roomos.cisco.com, folder schemas/. This keeps, for three generations, only what the
 emulated codec and the drivers use: the commands (roles, parameters, value spaces, whether a
 multiline payload is taken) and the status paths under the subtrees they read (roles, value
-spaces). Facts only: descriptions are left out.
+spaces), and the configurations the Cisco mapping of template settings writes (issue #36:
+roles that may write and read them, value spaces, the products that have them, the backend).
+Facts only: descriptions and defaults are left out.
 
     git clone https://github.com/cisco-ce/roomos.cisco.com /tmp/roomos
     python3 crates/device-emu/xapi/derive.py /tmp/roomos
+    # or from a bare copy of the repository, at a given commit:
+    python3 crates/device-emu/xapi/derive.py --git /path/to/repo.git COMMIT
 """
 
 import json
@@ -33,6 +37,18 @@ COMMANDS = [
     "Bookings Clear",
 ]
 STATUS_SUBTREES = ["Call", "SystemUnit", "Audio Microphones Mute", "Network", "Peripherals", "Cameras"]
+# What crates/listener/src/drivers/cisco_config.rs maps template settings to.
+CONFIGURATIONS = [
+    "Time Zone",
+    "Standby Delay",
+    "Audio DefaultVolume",
+    "SIP DisplayName",
+    "Proximity Mode",
+    "Conference AutoAnswer Mode",
+    "Conference AutoAnswer Mute",
+    "UserInterface OSD HalfwakeMessage",
+    "SystemUnit Name",
+]
 
 
 def words_without_index(path):
@@ -48,11 +64,14 @@ def space(valuespace):
     return {k: v for k, v in (valuespace or {}).items() if k != "description"}
 
 
-def derive(checkout, name, file):
-    objects = json.loads((checkout / file).read_text())["objects"]
+def derive(read, name, file):
+    objects = json.loads(read(file))["objects"]
     commands = {}
     statuses = {}
+    configurations = {}
+    products = set()
     for o in objects:
+        products.update(o.get("products", []))
         a = o["attributes"]
         if o["type"] == "Command" and o["path"] in COMMANDS:
             variant = {
@@ -69,28 +88,58 @@ def derive(checkout, name, file):
                 variants.append(variant)
         elif o["type"] == "Status" and any(under(o["path"], s) for s in STATUS_SUBTREES):
             statuses[o["path"]] = {"roles": sorted(a.get("role", [])), "space": space(a.get("valuespace"))}
-    missing = [c for c in COMMANDS if c not in commands]
+        elif o["type"] == "Configuration" and o["path"] in CONFIGURATIONS:
+            variant = {
+                "access": a.get("access"),
+                "roles": sorted(a.get("role", [])),
+                "read": sorted(a.get("read", [])),
+                "backend": a.get("backend"),
+                "space": space(a.get("valuespace")),
+            }
+            variants = configurations.setdefault(o["path"], [])
+            # Variants differing only in their default (dropped) are one, for all their products.
+            same = next((v for v in variants if {k: x for k, x in v.items() if k != "products"} == variant), None)
+            if same is None:
+                variants.append(dict(variant, products=sorted(o.get("products", []))))
+            else:
+                same["products"] = sorted(set(same["products"]) | set(o.get("products", [])))
+    missing = [c for c in COMMANDS if c not in commands] + [c for c in CONFIGURATIONS if c not in configurations]
     return {
         "name": name,
         "file": file,
         "missing": missing,
         "commands": dict(sorted(commands.items())),
         "statuses": dict(sorted(statuses.items())),
+        "products": sorted(products),
+        "configurations": dict(sorted(configurations.items())),
     }
 
 
+def git(*args):
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+
+
 def main():
-    checkout = pathlib.Path(sys.argv[1])
-    commit = subprocess.run(
-        ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    if sys.argv[1] == "--git":
+        repo, commit = sys.argv[2], git("-C", sys.argv[2], "rev-parse", sys.argv[3]).strip()
+
+        def read(file):
+            return git("-C", repo, "show", f"{commit}:{file}")
+
+    else:
+        checkout = pathlib.Path(sys.argv[1])
+        commit = git("-C", str(checkout), "rev-parse", "HEAD").strip()
+
+        def read(file):
+            return (checkout / file).read_text()
+
     subset = {
         "source": {
             "repository": "https://github.com/cisco-ce/roomos.cisco.com",
             "commit": commit,
             "derivedBy": "crates/device-emu/xapi/derive.py",
         },
-        "generations": [derive(checkout, name, file) for name, file in GENERATIONS],
+        "generations": [derive(read, name, file) for name, file in GENERATIONS],
     }
     out = pathlib.Path(__file__).with_name("xapi-subset.json")
     out.write_text(json.dumps(subset, indent=1, sort_keys=False) + "\n")

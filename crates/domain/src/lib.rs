@@ -16,6 +16,7 @@
 //! - [`calendar`]: calendar events and which meeting each one asks a room to dial.
 //! - [`system`]: clock and CSPRNG.
 //! - [`throttle`]: the failed-authentication allowance that a cluster's instances share.
+//! - [`template`]: configuration templates: the vendor-neutral settings and their value spaces.
 //! - test helpers (feature `test-support`): sample audit entries for other crates' tests.
 //!
 //! Architecture invariant: this crate depends on no web framework, database driver, HTTP
@@ -41,6 +42,7 @@ pub mod rules;
 pub mod secret;
 pub mod status;
 pub mod system;
+pub mod template;
 #[cfg(test)]
 mod test_rng;
 pub mod throttle;

@@ -1,6 +1,8 @@
-//! The drivers, one per `controlProtocol`, and the registry the listener picks them from.
+//! The drivers, one per `controlProtocol`, and the registry the listener picks them from;
+//! [`cisco_config`]: template settings as Cisco configuration (issue #36, not sent yet).
 
 mod cisco;
+pub mod cisco_config;
 pub mod cisco_http;
 pub mod cisco_inventory;
 pub mod cisco_ssh;
