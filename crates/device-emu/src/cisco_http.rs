@@ -21,8 +21,11 @@
 //!   version is TC7.3; `integrator_role` → no DTMF, no `/Status/Call` (see
 //!   [`crate::cisco_xapi`]).
 //! - A `putxml` body that is not XML: `400` with `<Result status="Error"><Reason>…`.
+//! - A `putxml` `<Configuration>` document and a `getxml` of `/Configuration/…` are the
+//!   device's configuration ([`crate::cisco_config`]).
 
 use crate::Frontend;
+use crate::cisco_config;
 use crate::cisco_firmware::Firmware;
 use crate::cisco_xapi::{self, Role};
 use crate::device::{Devices, Fault};
@@ -344,10 +347,14 @@ impl State {
     }
 
     fn status(&self, address: &str, location: &str) -> Answer {
-        match self
-            .devices
-            .with(address, |d| cisco_xapi::read_status(d, location))
-        {
+        let read = |d: &mut crate::device::Device| {
+            if cisco_config::location_words(location).is_some() {
+                cisco_config::read(d, location)
+            } else {
+                cisco_xapi::read_status(d, location)
+            }
+        };
+        match self.devices.with(address, read) {
             Ok(found) => xml_answer(StatusCode::OK, &found),
             Err(fault) => xml_answer(StatusCode::OK, &fault),
         }
@@ -366,6 +373,13 @@ impl State {
                 return xml_answer(StatusCode::BAD_REQUEST, &error);
             }
         };
+        if doc.name == "Configuration" {
+            tracing::info!(%address, "xConfiguration");
+            let answer = self
+                .devices
+                .with(address, |d| cisco_config::putxml(&doc, d));
+            return xml_answer(StatusCode::OK, &answer);
+        }
         let answer = match cisco_xapi::find_command(&doc, firmware) {
             Ok(command) => {
                 tracing::info!(%address, command = %command.path.join(" "), "xCommand");

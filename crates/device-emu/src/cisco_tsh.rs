@@ -11,9 +11,11 @@
 //! - A status path that matches nothing, or `Call` for an integrator, answers
 //!   `{"CommandResponse":{"Status":{"status":"Error","Reason":…,"XPath":…}}}`.
 //! - Terminal mode quotes string values (`STRING_LEAVES`), not enumerations or numbers.
+//! - `xConfiguration` lines set and read [`crate::cisco_config`]'s values.
 //! - `echo off|on` and `xpreferences outputmode json|terminal` answer `OK`; an unknown line
 //!   answers `Command not recognized.` (in either mode, as the reference shows).
 
+use crate::cisco_config;
 use crate::cisco_firmware::Firmware;
 use crate::cisco_xapi::{self, Role};
 use crate::device::Device;
@@ -272,6 +274,53 @@ fn status_answer(device: &Device, words: &[String], shell: Shell, id: Option<Str
     }
 }
 
+/// The answer to an `xConfiguration` line (its words after `xConfiguration`); see
+/// [`crate::cisco_config`] for the shapes.
+fn configuration_answer(
+    device: &mut Device,
+    words: &[String],
+    json: bool,
+    id: Option<String>,
+) -> String {
+    let (path, value) = cisco_config::ssh_words(words);
+    let refused = match value {
+        Some(value) => match cisco_config::write(device, &[(path, value)]) {
+            Ok(()) if json => return json_answer(json!({}), id),
+            Ok(()) => return "** end\r\n".into(),
+            Err(refused) => refused,
+        },
+        None => match cisco_config::tree(device, &path, false) {
+            Some(found) if json => {
+                let mut object = to_json(&found);
+                if let Value::Object(o) = &mut object {
+                    o.retain(|k, _| !matches!(k.as_str(), "product" | "version" | "apiVersion"));
+                }
+                return json_answer(json!({ "Configuration": object }), id);
+            }
+            Some(found) => {
+                let mut out = String::new();
+                for child in &found.children {
+                    terminal_lines("*c xConfiguration", child, &mut Vec::new(), &mut out);
+                }
+                return out + "** end\r\n";
+            }
+            None => cisco_config::Refused {
+                reason: cisco_config::NO_MATCH.into(),
+                xpath: cisco_config::xpath(&path),
+            },
+        },
+    };
+    if json {
+        json_answer(
+            json!({"CommandResponse": {"Configuration": {"status": "Error",
+                "Reason": {"Value": refused.reason}, "XPath": {"Value": refused.xpath}}}}),
+            id,
+        )
+    } else {
+        format!("ERROR: {}\r\n** end\r\n", refused.reason)
+    }
+}
+
 /// The answer to one line.
 pub fn answer(line: &str, shell: &mut Shell, device: &mut Device) -> String {
     let (command, id) = result_id(line.trim());
@@ -306,6 +355,7 @@ pub fn answer(line: &str, shell: &mut Shell, device: &mut Device) -> String {
             command_answer(&answer, *shell, id)
         }
         "xstatus" => status_answer(device, &words[1..], *shell, id),
+        "xconfiguration" => configuration_answer(device, &words[1..], shell.json, id),
         _ => "Command not recognized.\r\n".into(),
     }
 }
@@ -414,6 +464,53 @@ mod tests {
         assert_eq!(
             answer("reboot now", &mut shell, &mut device),
             "Command not recognized.\r\n"
+        );
+    }
+
+    #[test]
+    fn ssh_lines_set_read_and_refuse_as_json() {
+        let mut d = Device::new("admin", "pw", Duration::ZERO);
+        d.address = "127.77.0.9".into();
+        let line = |s: &str| -> Vec<String> { s.split(' ').map(str::to_owned).collect() };
+        let set = configuration_answer(
+            &mut d,
+            &line("Audio DefaultVolume: 70"),
+            true,
+            Some("r1".into()),
+        );
+        let set: serde_json::Value = serde_json::from_str(&set).unwrap();
+        assert_eq!(set, serde_json::json!({"ResultId": "r1"}));
+        let get = configuration_answer(
+            &mut d,
+            &line("audio defaultvolume"),
+            true,
+            Some("r2".into()),
+        );
+        let get: serde_json::Value = serde_json::from_str(&get).unwrap();
+        assert_eq!(
+            get,
+            serde_json::json!({"Configuration": {"Audio": {"DefaultVolume": {"Value": "70"}}},
+                "ResultId": "r2"})
+        );
+        let bad = configuration_answer(&mut d, &line("Audio DefaultVolume: 200"), true, None);
+        let bad: serde_json::Value = serde_json::from_str(&bad).unwrap();
+        assert_eq!(
+            bad["CommandResponse"]["Configuration"]["Reason"]["Value"],
+            "Illegal value"
+        );
+        assert_eq!(
+            bad["CommandResponse"]["Configuration"]["XPath"]["Value"],
+            "Configuration/Audio/DefaultVolume"
+        );
+        assert_eq!(cisco_config::view(&d)["Audio DefaultVolume"], "70");
+        let missing = configuration_answer(&mut d, &line("Audio Foo"), true, None);
+        assert!(
+            missing.contains(cisco_config::NO_MATCH) && missing.contains("\"status\": \"Error\"")
+        );
+        let terminal = configuration_answer(&mut d, &line("Standby Delay"), false, None);
+        assert_eq!(
+            terminal,
+            "*c xConfiguration Standby Delay: 10\r\n** end\r\n"
         );
     }
 }

@@ -2,7 +2,8 @@
 //! listens on a loopback address of the operator's machine):
 //!
 //! - `GET /emu/devices`: every device (the emulated hosts and any address seen since).
-//! - `GET /emu/devices/{address}`: one device's view.
+//! - `GET /emu/devices/{address}`: one device's view, with `configuration`: every Cisco
+//!   configuration path the device has and the value it holds (`crate::cisco_config`).
 //! - `PUT /emu/devices/{address}/faults/{name}` (body `{"ms": N}` optional, for `slow`),
 //!   `DELETE /emu/devices/{address}/faults/{name}`, `DELETE /emu/devices/{address}/faults`.
 //! - `PUT /emu/devices/{address}/credentials` `{"username": "…", "password": "…"}`.
@@ -17,7 +18,7 @@
 //! path, fault name or peripheral) or 405.
 
 use crate::Frontend;
-use crate::device::{Devices, Fault, Software};
+use crate::device::{Device, Devices, Fault, Software};
 use crate::http::{self, Request, Response, respond};
 use hyper::{Method, StatusCode};
 use serde::Deserialize;
@@ -42,6 +43,13 @@ pub async fn start(
     });
     let tasks = http::serve(listeners, None, handler);
     Ok((SocketAddr::new(host, port), Frontend { port, tasks }))
+}
+
+/// The device's view and the configuration it holds.
+fn device_view(device: &Device, address: &str) -> Value {
+    let mut view = device.view(address);
+    view["configuration"] = json!(crate::cisco_config::view(device));
+    view
 }
 
 fn json_answer(status: StatusCode, value: &Value) -> Response {
@@ -85,7 +93,10 @@ pub fn handle(request: &Request, devices: &Devices, hosts: &[String]) -> Respons
                     all.push(seen);
                 }
             }
-            let views: Vec<Value> = all.iter().map(|a| devices.with(a, |d| d.view(a))).collect();
+            let views: Vec<Value> = all
+                .iter()
+                .map(|a| devices.with(a, |d| device_view(d, a)))
+                .collect();
             json_answer(StatusCode::OK, &Value::Array(views))
         }
         ["emu", "devices", address, rest @ ..] => {
@@ -112,7 +123,7 @@ fn truncate(text: &str) -> String {
 
 fn device_request(request: &Request, devices: &Devices, address: &str, rest: &[&str]) -> Response {
     let method = &request.method;
-    let view = |devices: &Devices| devices.with(address, |d| d.view(address));
+    let view = |devices: &Devices| devices.with(address, |d| device_view(d, address));
     match rest {
         [] if method == Method::GET => json_answer(StatusCode::OK, &view(devices)),
         ["faults"] if method == Method::DELETE => {

@@ -113,6 +113,9 @@ pub struct Device {
     pub software: Option<Software>,
     /// Ids of the peripherals the control surface disconnected.
     pub disconnected_peripherals: BTreeSet<String>,
+    /// Configuration values written (Cisco path in the schema's spelling → value); paths not
+    /// here hold their defaults (`cisco_config`, which the control surface's view shows).
+    pub configuration: BTreeMap<String, String>,
 }
 
 /// A software version set through the control surface (`PUT /emu/devices/{address}/software`).
@@ -149,6 +152,7 @@ impl Device {
             started: Instant::now(),
             software: None,
             disconnected_peripherals: BTreeSet::new(),
+            configuration: BTreeMap::new(),
         }
     }
 

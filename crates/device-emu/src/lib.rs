@@ -16,6 +16,7 @@
 //!   the listener's `readcalendar`.
 
 pub mod cisco_bookings;
+pub mod cisco_config;
 pub mod cisco_firmware;
 pub mod cisco_http;
 pub mod cisco_inventory;

@@ -10,8 +10,10 @@
 use async_trait::async_trait;
 use roomlink_domain::enums::SignalingProtocol;
 use roomlink_domain::rules::dial_plan::DialPlan;
+use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener_protocol::failure::{FailureKind, room_failure};
 use roomlink_listener_protocol::wire::{Failure, WireEndpoint, WireInventory};
+use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
 /// The room system a command is for.
@@ -162,6 +164,31 @@ pub enum Capability {
     CalendarPush,
     /// Takes `readinventory` (the room says what it is and what is connected to it).
     Inventory,
+    /// Reads and writes template settings ([`Driver::read_configuration`],
+    /// [`Driver::write_configuration`]); not on the listener's wire yet (issue #36).
+    Configuration,
+}
+
+/// What became of one template setting on a device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingOutcome {
+    /// The value the device holds (a read) or accepted (a write), as a neutral JSON value
+    /// (`cisco_config::neutral_value`): comparable with a template's `to_json`.
+    Value(serde_json::Value),
+    /// The driver, or the device's firmware, has no such setting: why.
+    Unsupported(String),
+    /// The device refused it, with its own message (never a credential).
+    Refused(String),
+}
+
+/// Each asked key's outcome, in catalog order.
+pub type SettingOutcomes = BTreeMap<SettingKey, SettingOutcome>;
+
+/// Every key of `keys` unsupported for `why`.
+pub fn all_unsupported(keys: impl IntoIterator<Item = SettingKey>, why: &str) -> SettingOutcomes {
+    keys.into_iter()
+        .map(|k| (k, SettingOutcome::Unsupported(why.to_owned())))
+        .collect()
 }
 
 /// Why a room system did not do what it was asked, with what was said on the wire. Texts in
@@ -236,6 +263,31 @@ pub trait Driver: Send + Sync {
                 device.address
             ),
         ))
+    }
+
+    /// Reads the device's values of template settings. A device's refusal of one key is that
+    /// key's outcome; `Err` only when the device cannot be asked at all. Drivers without
+    /// [`Capability::Configuration`] answer every key unsupported.
+    async fn read_configuration(
+        &self,
+        _device: &Device,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        let why = format!("{} reads no configuration", self.protocol());
+        Ok(all_unsupported(keys.iter().copied(), &why))
+    }
+
+    /// Writes template settings, each on its own: a key the device refuses does not keep the
+    /// others from being applied. Values are inside their domain spaces already
+    /// ([`TemplateSettings`] refused the others). Drivers without
+    /// [`Capability::Configuration`] answer every key unsupported.
+    async fn write_configuration(
+        &self,
+        _device: &Device,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        let why = format!("{} writes no configuration", self.protocol());
+        Ok(all_unsupported(settings.iter().map(|(k, _)| k), &why))
     }
 
     /// Called once when the listener stops: close what must be closed (Cisco HTTP sessions

@@ -1,6 +1,7 @@
 //! Template settings on Cisco codecs (issue #36): each vendor-neutral key of
 //! `roomlink_domain::template` as the `xConfiguration` it writes, per firmware generation, and
-//! the conversion of its values both ways. Pure functions: the drivers send nothing yet.
+//! the conversion of its values both ways. Pure functions; the Cisco drivers' `configuration`
+//! modules send what they give (`Driver::read_configuration`, `write_configuration`).
 //!
 //! Checked against Cisco's published schemas (`tests/cisco_config_schema.rs`, docs/drivers.md
 //! "Configuration (templates, issue #36): the Cisco mapping"): every value of every key's space,

@@ -20,6 +20,7 @@
 //!
 //! - Inventory: `getxml` of `/Status/SystemUnit`, `/Status/Network`, `/Status/Peripherals`
 //!   and `/Status/Cameras`; a refused location is `notReported`, not a failure.
+//! - Template settings (issue #36): one `getxml`/`putxml` per key, see `configuration`.
 //! - Calendar push: `Bookings Put` with the JSON payload of `cisco::bookings_payload` as its
 //!   `<body>` parameter (a multiline command over HTTP, RoomOS HttpApi.md); `OK` replaces the
 //!   codec's stored bookings (docs/drivers.md, "Calendar push").
@@ -31,6 +32,7 @@
 //! server error. A hang-up answered `No active call` is a success (nothing to hang up).
 
 pub mod bodies;
+mod configuration;
 mod failures;
 mod inventory;
 mod pin;
@@ -38,14 +40,17 @@ pub mod xml;
 
 pub use pin::{format_fingerprint, parse_fingerprint};
 
-use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
+use crate::driver::{
+    Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure, SettingOutcomes,
+};
 use async_trait::async_trait;
 use bodies::{bookings_body, call_phase, dial_body, dtmf_body, firmware_of, form_encode};
 use failures::{
-    error_chain, http_failure, not_the_api, refused_login, response_head, rustls_error, tls_cause,
+    error_chain, http_failure, not_the_api, refused_login, response_head, rustls_error,
+    session_cookie, tls_cause,
 };
 use reqwest::StatusCode;
-use reqwest::header::HeaderMap;
+use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener_protocol::failure::FailureKind;
 use roomlink_listener_protocol::wire::WireInventory;
 use std::collections::{BTreeMap, HashMap};
@@ -667,18 +672,6 @@ impl CiscoHttpDriver {
     }
 }
 
-/// The `SessionId` a `Set-Cookie` header gives.
-fn session_cookie(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.split(';').next())
-        .filter_map(|pair| pair.trim().strip_prefix("SessionId="))
-        .find(|id| !id.is_empty())
-        .map(str::to_owned)
-}
-
 #[async_trait]
 impl Driver for CiscoHttpDriver {
     fn protocol(&self) -> &'static str {
@@ -694,6 +687,7 @@ impl Driver for CiscoHttpDriver {
             Capability::Dtmf,
             Capability::CalendarPush,
             Capability::Inventory,
+            Capability::Configuration,
         ]
     }
 
@@ -778,6 +772,22 @@ impl Driver for CiscoHttpDriver {
 
     async fn inventory(&self, device: &Device) -> Result<WireInventory, DriverFailure> {
         self.read_inventory(device).await
+    }
+
+    async fn read_configuration(
+        &self,
+        device: &Device,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        self.read_settings(device, keys).await
+    }
+
+    async fn write_configuration(
+        &self,
+        device: &Device,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        self.write_settings(device, settings).await
     }
 
     async fn shutdown(&self) {

@@ -14,6 +14,7 @@
 //! - Status: `xStatus Call` (when it lists no call or is refused for an integrator user,
 //!   `xStatus SystemUnit State NumberOfActiveCalls` > 0 is read as connected: Microsoft Teams
 //!   mode lists no `Call`) and `xStatus Audio Microphones Mute`.
+//! - Template settings (issue #36): one `xConfiguration` line per key, see `configuration`.
 //! - Inventory: `xStatus SystemUnit`, `Network`, `Peripherals`, `Cameras`; a refused part is
 //!   `notReported`.
 //!
@@ -23,14 +24,18 @@
 //! result whose `status` is not `OK` → server error (a hang-up with no call is a success).
 
 pub mod answers;
+pub mod configuration;
 mod inventory;
 mod known_hosts;
 
 use super::cisco::{self, dtmf_chunks};
-use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
+use crate::driver::{
+    Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure, SettingOutcomes,
+};
 use answers::Outcome;
 use async_trait::async_trait;
 use known_hosts::{KnownHosts, Verdict};
+use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener_protocol::failure::FailureKind;
 use roomlink_listener_protocol::wire::WireInventory;
 use russh::client::{self, AuthResult, KeyboardInteractiveAuthResponse};
@@ -586,6 +591,7 @@ impl Driver for CiscoSshDriver {
             Capability::MuteMicrophone,
             Capability::Dtmf,
             Capability::Inventory,
+            Capability::Configuration,
         ]
     }
 
@@ -709,6 +715,22 @@ impl Driver for CiscoSshDriver {
 
     async fn inventory(&self, device: &Device) -> Result<WireInventory, DriverFailure> {
         self.read_inventory(device).await
+    }
+
+    async fn read_configuration(
+        &self,
+        device: &Device,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        self.read_settings(device, keys).await
+    }
+
+    async fn write_configuration(
+        &self,
+        device: &Device,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        self.write_settings(device, settings).await
     }
 
     async fn shutdown(&self) {

@@ -31,6 +31,18 @@ pub(super) fn response_head(status: StatusCode, headers: &HeaderMap) -> String {
     text
 }
 
+/// The `SessionId` a `Set-Cookie` header gives.
+pub(super) fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .filter_map(|pair| pair.trim().strip_prefix("SessionId="))
+        .find(|id| !id.is_empty())
+        .map(str::to_owned)
+}
+
 pub(super) fn refused_login(device: &Device, reply: Reply) -> DriverFailure {
     DriverFailure::new(
         FailureKind::BadCredentials,

@@ -1,6 +1,7 @@
 //! The driver's pure parts; the driver against the emulated codec is in `tests/cisco_http.rs`.
 
 use super::*;
+use reqwest::header::HeaderMap;
 use roomlink_domain::enums::SignalingProtocol;
 
 #[test]
