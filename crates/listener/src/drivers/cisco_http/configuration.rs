@@ -161,14 +161,8 @@ impl CiscoHttpDriver {
                     return Err(cisco::written_before(failure, &outcomes));
                 }
             };
-            let outcome = match refusal_in(&root) {
-                None => SettingOutcome::Value(cisco_config::neutral_value(write.key, &write.value)),
-                Some(reason) => {
-                    tracing::info!(device = %device.address, key = %write.key, %reason,
-                        "configuration refused");
-                    SettingOutcome::Refused(reason)
-                }
-            };
+            let outcome =
+                crate::drivers::cisco::write_outcome(&device.address, &write, refusal_in(&root));
             outcomes.insert(write.key, outcome);
         }
         Ok(outcomes)

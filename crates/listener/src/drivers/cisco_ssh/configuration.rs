@@ -146,14 +146,8 @@ impl CiscoSshDriver {
                 .run(device, &line)
                 .await
                 .map_err(|f| crate::drivers::cisco::written_before(f, &outcomes))?;
-            let outcome = match refusal(&answer) {
-                None => SettingOutcome::Value(cisco_config::neutral_value(write.key, &write.value)),
-                Some(reason) => {
-                    tracing::info!(device = %device.address, key = %write.key, %reason,
-                        "configuration refused");
-                    SettingOutcome::Refused(reason)
-                }
-            };
+            let outcome =
+                crate::drivers::cisco::write_outcome(&device.address, &write, refusal(&answer));
             outcomes.insert(write.key, outcome);
         }
         Ok(outcomes)
