@@ -4,6 +4,8 @@
 //! paths) with the others still applied, TC firmware unsupported, nothing secret in outcomes.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use async_trait::async_trait;
 use roomlink_device_emu::cisco_config;
 use roomlink_device_emu::device::{DeviceDefaults, Fault};
@@ -13,14 +15,12 @@ use roomlink_listener::driver::{
     Action, Capability, Device, DeviceStatus, Driver, DriverFailure, SettingOutcome,
     SettingOutcomes,
 };
-use roomlink_listener::drivers::cisco_http::{CiscoHttpDriver, CiscoHttpSettings, Scheme};
 use roomlink_listener::drivers::cisco_ssh::answers::take_object;
 use roomlink_listener::drivers::cisco_ssh::configuration::refusal;
-use roomlink_listener::drivers::cisco_ssh::{CiscoSshDriver, CiscoSshSettings, HostKeyPolicy};
-use roomlink_listener_protocol::wire::WireEndpoint;
 use serde_json::{Value, json};
 use std::time::Duration;
-use zeroize::Zeroizing;
+
+use support::{device, http_driver, ssh_driver};
 
 const PASSWORD: &str = "config-Secret-36";
 const JSXAPI_ANSWERS: &str = include_str!("recorded/jsxapi_tsh_answers.json");
@@ -44,45 +44,18 @@ async fn emulator(first: [u8; 4]) -> Emulator {
     .unwrap()
 }
 
-fn device(address: &str, port: u16) -> Device {
-    Device {
-        endpoint: WireEndpoint::default(),
-        address: address.into(),
-        port: Some(port),
-        username: Some("admin".into()),
-        password: Some(Zeroizing::new(PASSWORD.into())),
-    }
-}
-
-fn http_driver() -> CiscoHttpDriver {
-    CiscoHttpDriver::new(CiscoHttpSettings {
-        scheme: Scheme::Http,
-        ..CiscoHttpSettings::default()
-    })
-    .unwrap()
-}
-
-fn ssh_driver() -> CiscoSshDriver {
-    CiscoSshDriver::new(CiscoSshSettings {
-        host_keys: HostKeyPolicy::AcceptAny,
-        legacy_algorithms: false,
-        connect_timeout: Duration::from_secs(2),
-        answer_timeout: Duration::from_secs(5),
-    })
-}
-
 /// Which driver a test runs, with the room it reaches.
 fn rooms(emu: &Emulator, address: &str) -> Vec<(&'static str, Box<dyn Driver>, Device)> {
     vec![
         (
             "http",
             Box::new(http_driver()) as Box<dyn Driver>,
-            device(address, emu.ports.cisco_http.unwrap()),
+            device(address, emu.ports.cisco_http.unwrap(), PASSWORD),
         ),
         (
             "ssh",
             Box::new(ssh_driver()),
-            device(address, emu.ports.cisco_ssh.unwrap()),
+            device(address, emu.ports.cisco_ssh.unwrap(), PASSWORD),
         ),
     ]
 }
@@ -320,7 +293,7 @@ impl Driver for Plain {
 
 #[tokio::test]
 async fn drivers_without_configuration_answer_every_key_unsupported() {
-    let room = device("127.0.0.1", 1);
+    let room = device("127.0.0.1", 1, PASSWORD);
     let read = Plain
         .read_configuration(&room, &[SettingKey::TimeZone, SettingKey::SystemName])
         .await

@@ -4,20 +4,21 @@
 //! gets what it may read; the listener's route answers it, and 404 for Mesh.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use roomlink_device_emu::device::{DeviceDefaults, Fault};
 use roomlink_device_emu::{EmuConfig, Emulator, inventory as emu};
-use roomlink_listener::driver::{Device, Driver, DriverFailure};
-use roomlink_listener::drivers::cisco_http::{CiscoHttpDriver, CiscoHttpSettings, Scheme};
-use roomlink_listener::drivers::cisco_ssh::{CiscoSshDriver, CiscoSshSettings, HostKeyPolicy};
+use roomlink_listener::driver::{Driver, DriverFailure};
 use roomlink_listener::drivers::poly_telnet::{PolyTelnetDriver, PolyTelnetSettings};
 use roomlink_listener::settings::Settings;
 use roomlink_listener::startup;
 use roomlink_listener_protocol::failure::FailureKind;
 use roomlink_listener_protocol::secrets::SharedSecret;
-use roomlink_listener_protocol::wire::{WireEndpoint, WireInventory};
+use roomlink_listener_protocol::wire::WireInventory;
 use serde_json::{Value, json};
 use std::time::Duration;
-use zeroize::Zeroizing;
+
+use support::{device, http_driver, ssh_driver};
 
 const PASSWORD: &str = "codec-Secret-60";
 const SECRET: &str = "a-listener-secret-for-inventory";
@@ -40,33 +41,6 @@ async fn emulator(first: [u8; 4]) -> Emulator {
     })
     .await
     .expect("emulator starts")
-}
-
-fn device(address: &str, port: u16, password: &str) -> Device {
-    Device {
-        endpoint: WireEndpoint::default(),
-        address: address.into(),
-        port: Some(port),
-        username: Some("admin".into()),
-        password: Some(Zeroizing::new(password.into())),
-    }
-}
-
-fn http_driver() -> CiscoHttpDriver {
-    CiscoHttpDriver::new(CiscoHttpSettings {
-        scheme: Scheme::Http,
-        ..CiscoHttpSettings::default()
-    })
-    .unwrap()
-}
-
-fn ssh_driver() -> CiscoSshDriver {
-    CiscoSshDriver::new(CiscoSshSettings {
-        host_keys: HostKeyPolicy::AcceptAny,
-        legacy_algorithms: false,
-        connect_timeout: Duration::from_secs(2),
-        answer_timeout: Duration::from_secs(5),
-    })
 }
 
 fn poly_driver() -> PolyTelnetDriver {
