@@ -161,6 +161,22 @@ pub fn writes(
     (writes, unsupported)
 }
 
+/// What became of one written key: the value it now holds, or the codec's refusal (logged).
+pub fn write_outcome(
+    address: &str,
+    write: &ConfigWrite,
+    refusal: Option<String>,
+) -> crate::driver::SettingOutcome {
+    use crate::driver::SettingOutcome;
+    match refusal {
+        None => SettingOutcome::Value(neutral_value(write.key, &write.value)),
+        Some(reason) => {
+            tracing::info!(device = %address, key = %write.key, %reason, "configuration refused");
+            SettingOutcome::Refused(reason)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

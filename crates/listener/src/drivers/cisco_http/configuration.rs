@@ -161,8 +161,7 @@ impl CiscoHttpDriver {
                     return Err(cisco::written_before(failure, &outcomes));
                 }
             };
-            let outcome =
-                crate::drivers::cisco::write_outcome(&device.address, &write, refusal_in(&root));
+            let outcome = cisco_config::write_outcome(&device.address, &write, refusal_in(&root));
             outcomes.insert(write.key, outcome);
         }
         Ok(outcomes)

@@ -146,8 +146,7 @@ impl CiscoSshDriver {
                 .run(device, &line)
                 .await
                 .map_err(|f| crate::drivers::cisco::written_before(f, &outcomes))?;
-            let outcome =
-                crate::drivers::cisco::write_outcome(&device.address, &write, refusal(&answer));
+            let outcome = cisco_config::write_outcome(&device.address, &write, refusal(&answer));
             outcomes.insert(write.key, outcome);
         }
         Ok(outcomes)
