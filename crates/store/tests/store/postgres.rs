@@ -372,8 +372,11 @@ async fn a_lost_lease_connection_is_replaced() {
     let mut admin = AsyncPgConnection::establish(db.url()).await.unwrap();
     let killed = lines(
         &mut admin,
+        // This test's database only: other tests hold advisory locks in theirs at the same
+        // time (a migration's, another lease), and killing those failed them.
         "SELECT pg_terminate_backend(pid)::text AS s FROM pg_locks \
-         WHERE locktype = 'advisory' AND granted",
+         WHERE locktype = 'advisory' AND granted \
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
     )
     .await;
     assert_eq!(killed, ["true"]);
