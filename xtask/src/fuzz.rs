@@ -12,12 +12,18 @@ use std::path::Path;
 use std::process::Command;
 
 /// Every target in `fuzz/Cargo.toml`.
-const TARGETS: [&str; 5] = [
+const TARGETS: [&str; 11] = [
     "csv_plan",
     "csv_export",
     "patch_merge",
     "listener_protocol",
     "platform_file",
+    "cisco_xml",
+    "cisco_tsh",
+    "poly_lines",
+    "ews_soap",
+    "ical",
+    "calendar_json",
 ];
 
 const DEFAULT_SECONDS: u64 = 30;
@@ -170,6 +176,25 @@ mod tests {
         let o = parse(&[]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(o.seconds, 30);
         assert_eq!(o.targets, TARGETS);
+    }
+
+    #[test]
+    fn every_target_of_the_fuzz_crate_is_listed_once() {
+        let manifest = std::fs::read_to_string(project_root().join("fuzz/Cargo.toml"))
+            .unwrap_or_else(|e| panic!("fuzz/Cargo.toml: {e}"));
+        let bins: Vec<&str> = manifest
+            .lines()
+            .filter_map(|l| l.strip_prefix("name = \""))
+            .filter_map(|l| l.strip_suffix('"'))
+            .filter(|name| *name != "roomlink-fuzz")
+            .collect();
+        let mut listed = TARGETS.to_vec();
+        listed.sort_unstable();
+        listed.dedup();
+        assert_eq!(listed.len(), TARGETS.len(), "a target listed twice");
+        let mut bins = bins;
+        bins.sort_unstable();
+        assert_eq!(bins, listed);
     }
 
     #[test]

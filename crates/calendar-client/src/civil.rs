@@ -30,7 +30,7 @@ pub(crate) fn parse_date(text: &str) -> Option<i64> {
         digits(text.get(4..6)?)?,
         digits(text.get(6..)?)?,
     );
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !is_date(y, m, d) {
         return None;
     }
     Some(days_from_civil(y, m, d) * MS_PER_DAY)
@@ -244,6 +244,13 @@ mod tests {
             assert_eq!(parse_utc(text), None, "{text}");
         }
         assert_eq!(parse_date("20261125"), parse_utc("20261125T000000Z"));
+        // Days a month does not have are refused, as RFC 3339 times are (they read as days of
+        // the next month before; fuzz target ical checks that what parses formats back).
+        for text in ["20261131", "20260229", "20261100"] {
+            assert_eq!(parse_date(text), None, "{text}");
+            assert_eq!(parse_utc(&format!("{text}T090000Z")), None, "{text}");
+        }
+        assert_eq!(parse_utc("20240229T090000Z"), Some(1_709_197_200_000));
     }
 
     #[test]

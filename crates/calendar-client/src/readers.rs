@@ -95,7 +95,8 @@ pub(crate) enum Since {
 }
 
 /// What every reader answers: the events overlapping `[from_ms, to_ms)` (an event without
-/// duration counts as lasting a millisecond), by start time then uid.
+/// duration counts as lasting a millisecond), by start time then uid. An event the server says
+/// ends before it starts ends when it starts (as `readcalendar`'s events do).
 pub(crate) fn in_window(
     mut events: Vec<CalendarEvent>,
     from_ms: i64,
@@ -103,6 +104,9 @@ pub(crate) fn in_window(
 ) -> Vec<CalendarEvent> {
     let window = MeetingWindow { from_ms, to_ms };
     events.retain(|e| e.overlaps(&window));
+    for event in &mut events {
+        event.end_ms = event.end_ms.max(event.start_ms);
+    }
     events.sort_by(|a, b| (a.start_ms, &a.uid).cmp(&(b.start_ms, &b.uid)));
     events
 }
@@ -166,5 +170,10 @@ mod tests {
             .map(|e| e.uid)
             .collect();
         assert_eq!(uids, ["spans", "instant", "a", "b", "late"]);
+        // An end before the start (a DTEND before DTSTART, a negative DURATION, a server's
+        // mistake) ends the event when it starts; fuzz targets ical and calendar_json check
+        // that no event leaves a reader ending before it starts.
+        let backwards = in_window(vec![event("backwards", 20, 5)], 10, 100);
+        assert_eq!((backwards[0].start_ms, backwards[0].end_ms), (20, 20));
     }
 }

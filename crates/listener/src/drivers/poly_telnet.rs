@@ -304,6 +304,34 @@ fn silence(session: &Session<'_>, command: &str, heard: &str, wait: Wait) -> Dri
     failure
 }
 
+/// The driver's line reading on its own, for the fuzz target `poly_lines` (fuzz/); not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use crate::driver::CallPhase;
+    use roomlink_listener_protocol::wire::WireInventory;
+
+    /// What a fresh session keeps of received bytes, Telnet commands removed.
+    pub fn telnet_data(bytes: &[u8]) -> Vec<u8> {
+        let mut state = super::session::Telnet::Data;
+        bytes.iter().filter_map(|b| state.feed(*b)).collect()
+    }
+
+    /// The first complete line of `text`: its text, whether it is an echo, the bytes it used.
+    pub fn split_line(text: &[u8]) -> Option<(String, bool, usize)> {
+        super::session::split_line(text).map(|(line, used)| (line.text, line.echo, used))
+    }
+
+    /// The call phase from `callinfo:` lines.
+    pub fn call_phase(lines: &[String]) -> CallPhase {
+        super::call_phase(lines)
+    }
+
+    /// The inventory from `whoami`'s and `status`'s lines (`None`: no such command).
+    pub fn inventory(whoami: Option<&[String]>, status: Option<&[String]>) -> WireInventory {
+        super::inventory::inventory(whoami, status)
+    }
+}
+
 /// The call phase from `callinfo:` lines.
 fn call_phase(lines: &[String]) -> CallPhase {
     let mut phase = CallPhase::Idle;

@@ -38,12 +38,13 @@ pub fn take_object(buffer: &mut Vec<u8>) -> Option<Value> {
 
 /// Whether `buffer` holds a line that is exactly `OK` (the shell's acknowledgement).
 pub fn take_ok(buffer: &mut Vec<u8>) -> bool {
-    let text = String::from_utf8_lossy(buffer).into_owned();
+    // Lines are split on the bytes, so that what is drained is counted in bytes, not in the
+    // characters of a lossy reading (an invalid byte reads as the 3-byte U+FFFD).
     let mut offset = 0;
-    for line in text.split_inclusive('\n') {
+    for line in buffer.split_inclusive(|b| *b == b'\n') {
         offset += line.len();
-        if line.trim() == "OK" && line.ends_with('\n') {
-            buffer.drain(..offset.min(buffer.len()));
+        if line.ends_with(b"\n") && String::from_utf8_lossy(line).trim() == "OK" {
+            buffer.drain(..offset);
             return true;
         }
     }
@@ -112,6 +113,11 @@ mod tests {
         let mut buffer = b"*r Login successful\r\n\r\nOK\r\nrest".to_vec();
         assert!(take_ok(&mut buffer));
         assert_eq!(buffer, b"rest");
+        // An invalid UTF-8 byte before the OK line made the lossy text longer than the bytes,
+        // and what followed OK was drained with it (fuzz target cisco_tsh checks what is left).
+        let mut invalid = b"\xff\xfe\r\nOK\r\n{\"a\": 1}".to_vec();
+        assert!(take_ok(&mut invalid));
+        assert_eq!(invalid, b"{\"a\": 1}");
         let mut partial = b"O".to_vec();
         assert!(!take_ok(&mut partial));
         let ok = serde_json::json!({"CommandResponse": {"DialResult": {"status": "OK"}}});

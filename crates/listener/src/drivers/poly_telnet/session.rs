@@ -296,7 +296,7 @@ const SE: u8 = 240;
 /// Telnet command skipping: `IAC IAC` is a data byte, `IAC WILL|WONT|DO|DONT <opt>` three bytes,
 /// `IAC SB ... IAC SE` a subnegotiation, any other `IAC <cmd>` two bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Telnet {
+pub(super) enum Telnet {
     Data,
     Iac,
     Option,
@@ -306,7 +306,7 @@ enum Telnet {
 
 impl Telnet {
     /// Takes one received byte; returns it if it is data.
-    fn feed(&mut self, byte: u8) -> Option<u8> {
+    pub(super) fn feed(&mut self, byte: u8) -> Option<u8> {
         let (next, data) = match (*self, byte) {
             (Telnet::Data, IAC) => (Telnet::Iac, None),
             (Telnet::Data, b) => (Telnet::Data, Some(b)),
