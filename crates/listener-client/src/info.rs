@@ -35,6 +35,7 @@ pub fn minimum_version(command: &str) -> Option<(Version, &'static str)> {
         "pushcalendar" => (Version(3, 1, 0), "3.1.0"),
         "readcalendar" => (Version(3, 2, 0), "3.2.0"),
         "readinventory" => (Version(3, 3, 0), "3.3.0"),
+        "readconfiguration" | "writeconfiguration" => (Version(3, 4, 0), "3.4.0"),
         _ => return None,
     })
 }

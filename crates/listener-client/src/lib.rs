@@ -39,12 +39,13 @@ use roomlink_domain::ports::{
     Command, CommandTarget, EndpointCredential, ListenerAddress, ListenerTransport, ObservedState,
 };
 use roomlink_domain::secret::Secret;
+use roomlink_domain::template::{SettingKey, SettingOutcomes, TemplateSettings};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::{Answer, Retry, exchange, exchange_link};
 use wire::{
-    CalendarAnswer, CalendarQuery, CommandBody, FailureBody, InventoryAnswer, StateAnswer,
-    StatusAnswer, StatusBody, StatusEntry, WireParams,
+    CalendarAnswer, CalendarQuery, CommandBody, ConfigurationAnswer, FailureBody, InventoryAnswer,
+    StateAnswer, StatusAnswer, StatusBody, StatusEntry, WireParams,
 };
 
 /// The protocol's limit on endpoints per `POST /v1/status`.
@@ -303,6 +304,32 @@ impl HttpListenerClient {
             .map(|a| wire::inventory(a.inventory))
             .map_err(|e| {
                 call.not_protocol(format!("the readinventory answer is not the protocol: {e}"))
+            })
+    }
+
+    /// `readconfiguration` (a read: sent again once after a connection reset) or
+    /// `writeconfiguration` (never sent twice), answered for exactly the `asked` keys.
+    async fn device_configuration(
+        &self,
+        target: &CommandTarget,
+        params: WireParams,
+        asked: Vec<SettingKey>,
+        call: &mut Call<'_>,
+    ) -> Result<SettingOutcomes> {
+        let retry = if call.command == "readconfiguration" {
+            Retry::OnceOnReset
+        } else {
+            Retry::Never
+        };
+        let body = self.room_command(target, Some(params), retry, call).await?;
+        serde_json::from_slice::<ConfigurationAnswer>(&body)
+            .map_err(|e| e.to_string())
+            .and_then(|answer| wire::configuration(answer, asked))
+            .map_err(|e| {
+                call.not_protocol(format!(
+                    "the {} answer is not the protocol: {e}",
+                    call.command
+                ))
             })
     }
 
@@ -634,6 +661,51 @@ impl ListenerTransport for HttpListenerClient {
         if let Err(e) = &outcome {
             tracing::info!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
                 error = %e, "room inventory read failed");
+        }
+        outcome
+    }
+
+    async fn read_configuration(
+        &self,
+        target: &CommandTarget,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes> {
+        let mut call = Call::new(
+            &target.listener_id,
+            "readconfiguration",
+            target.listener_secret.expose(),
+        )
+        .with_password(password(&target.credential));
+        let params = wire::configuration_keys(keys);
+        let outcome = self
+            .device_configuration(target, params, keys.to_vec(), &mut call)
+            .await;
+        if let Err(e) = &outcome {
+            tracing::info!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
+                error = %e, "room configuration read failed");
+        }
+        outcome
+    }
+
+    async fn write_configuration(
+        &self,
+        target: &CommandTarget,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes> {
+        let mut call = Call::new(
+            &target.listener_id,
+            "writeconfiguration",
+            target.listener_secret.expose(),
+        )
+        .with_password(password(&target.credential));
+        let params = wire::configuration_settings(settings);
+        let asked = settings.iter().map(|(k, _)| k).collect();
+        let outcome = self
+            .device_configuration(target, params, asked, &mut call)
+            .await;
+        if let Err(e) = &outcome {
+            tracing::warn!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
+                error = %e, "room configuration write failed");
         }
         outcome
     }

@@ -13,12 +13,60 @@ use roomlink_domain::inventory::{
     AddressKind, Inventory, MAX_ITEMS, NetworkAddress, Peripheral, PeripheralKind, clean_text,
 };
 use roomlink_domain::ports::{Command, EndpointCredential, ObservedState};
+use roomlink_domain::template::{SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings};
 pub use roomlink_listener_wire::{
-    CalendarAnswer, CalendarQuery, CommandBody, InventoryAnswer, StateAnswer, StatusAnswer,
-    StatusBody, StatusEntry, WireCalendar, WireCredential, WireDial, WireEndpoint, WireEvent,
-    WireInventory, WireMeeting, WireParams, WireState,
+    CalendarAnswer, CalendarQuery, CommandBody, ConfigurationAnswer, InventoryAnswer, StateAnswer,
+    StatusAnswer, StatusBody, StatusEntry, WireCalendar, WireCredential, WireDial, WireEndpoint,
+    WireEvent, WireInventory, WireMeeting, WireParams, WireSetting, WireState,
 };
 use serde_json::Value;
+
+/// `readconfiguration`'s parameters: the keys by name.
+pub fn configuration_keys(keys: &[SettingKey]) -> WireParams {
+    WireParams {
+        keys: Some(keys.iter().map(|k| k.name().to_owned()).collect()),
+        ..WireParams::default()
+    }
+}
+
+/// `writeconfiguration`'s parameters: the settings as the template writes them.
+pub fn configuration_settings(settings: &TemplateSettings) -> WireParams {
+    let settings = match settings.to_json() {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    WireParams {
+        settings: Some(settings),
+        ..WireParams::default()
+    }
+}
+
+/// A configuration answer as outcomes of exactly the `asked` keys. `Err` says why the answer
+/// is not the protocol: a key that is not a template setting, one not asked, one missing.
+pub fn configuration(
+    answer: ConfigurationAnswer,
+    asked: impl IntoIterator<Item = SettingKey>,
+) -> Result<SettingOutcomes, String> {
+    let mut outcomes = SettingOutcomes::new();
+    for (name, setting) in answer.configuration {
+        let key = SettingKey::parse(&name)
+            .ok_or_else(|| format!("the answer names '{name}', which is not a template setting"))?;
+        let outcome = match setting {
+            WireSetting::Value(value) => SettingOutcome::Value(value),
+            WireSetting::Unsupported(why) => SettingOutcome::Unsupported(why),
+            WireSetting::Refused(message) => SettingOutcome::Refused(message),
+        };
+        outcomes.insert(key, outcome);
+    }
+    let asked: Vec<SettingKey> = asked.into_iter().collect();
+    if let Some(extra) = outcomes.keys().find(|k| !asked.contains(k)) {
+        return Err(format!("the answer names {extra}, which was not asked"));
+    }
+    if let Some(missing) = asked.iter().find(|k| !outcomes.contains_key(k)) {
+        return Err(format!("the answer says nothing of {missing}"));
+    }
+    Ok(outcomes)
+}
 
 /// A listener's inventory answer as the domain keeps it: texts cleaned and cut, lists capped,
 /// addresses of a kind roomlink does not know left out, peripheral kinds it does not know

@@ -13,6 +13,7 @@ use roomlink_domain::ports::{Command, CommandTarget, EndpointCredential, Listene
 use roomlink_domain::rules::dtmf::Dtmf;
 use roomlink_domain::rules::join::{JoinParams, JoinRequest};
 use roomlink_domain::secret::{SealedSecret, Secret};
+use roomlink_domain::template::{SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings};
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
 use roomlink_listener_sim::{SimConfig, SimHandle, start};
 use serde_json::{Value, json};
@@ -591,4 +592,108 @@ async fn capabilities_follow_the_listener_version() {
     }
     // Asking needs no command: the simulated room saw nothing.
     assert_eq!(sim.room("127.77.0.40").await["commands"], 0);
+}
+
+fn settings(body: Value) -> TemplateSettings {
+    TemplateSettings::from_json(&body).unwrap()
+}
+
+#[tokio::test]
+async fn template_settings_are_read_and_written_through_the_listener() {
+    let sim = Sim::start(SimConfig {
+        version: "3.4.0".parse().unwrap(),
+        ..SimConfig::default()
+    })
+    .await;
+    let client = client();
+    let cisco = sim.target(endpoint("e1", "127.77.0.60"), plain());
+    let before = client
+        .read_configuration(&cisco, &[SettingKey::TimeZone, SettingKey::SystemName])
+        .await
+        .unwrap();
+    assert_eq!(
+        before,
+        SettingOutcomes::from([
+            (
+                SettingKey::TimeZone,
+                SettingOutcome::Value(json!("Etc/UTC"))
+            ),
+            (
+                SettingKey::SystemName,
+                SettingOutcome::Value(json!("Cisco-127.77.0.60"))
+            ),
+        ])
+    );
+    let written = client
+        .write_configuration(
+            &cisco,
+            &settings(json!({"time_zone": "europe/oslo", "standby.delay_minutes": 15})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        written[&SettingKey::TimeZone],
+        SettingOutcome::Value(json!("Europe/Oslo"))
+    );
+    let after = client
+        .read_configuration(&cisco, SettingKey::ALL)
+        .await
+        .unwrap();
+    assert_eq!(after.len(), SettingKey::ALL.len());
+    assert_eq!(
+        after[&SettingKey::StandbyDelayMinutes],
+        SettingOutcome::Value(json!(15))
+    );
+
+    let poly = sim.target(
+        endpoint_with("e2", "127.77.0.61", "POLYCOM_TELNET"),
+        plain(),
+    );
+    let written = client
+        .write_configuration(
+            &poly,
+            &settings(json!({"time_zone": "Europe/Oslo", "auto_answer.mode": "off"})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        written[&SettingKey::AutoAnswerMode],
+        SettingOutcome::Value(json!("off"))
+    );
+    assert!(matches!(
+        &written[&SettingKey::TimeZone],
+        SettingOutcome::Unsupported(why) if why.contains("POLYCOM_TELNET")
+    ));
+    let room = sim.room("127.77.0.61").await;
+    assert_eq!(room["commandsByName"]["writeconfiguration"], 1, "{room}");
+    sim.handle.stop().await;
+}
+
+#[tokio::test]
+async fn an_older_listener_is_not_asked_for_configuration() {
+    let sim = Sim::start(SimConfig {
+        version: "3.3.0".parse().unwrap(),
+        ..SimConfig::default()
+    })
+    .await;
+    let client = client();
+    let t = sim.target(endpoint("e1", "127.77.0.62"), plain());
+    let e = client
+        .write_configuration(&t, &settings(json!({"audio.default_volume": 40})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ForwardsCompatibility, "{e:?}");
+    keys(&e);
+    assert_eq!(e.details()["commandName"], "writeconfiguration");
+    let e = client
+        .read_configuration(&t, &[SettingKey::TimeZone])
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ForwardsCompatibility, "{e:?}");
+    assert_eq!(
+        sim.room("127.77.0.62").await["commands"],
+        0,
+        "refused before sending"
+    );
+    sim.handle.stop().await;
 }

@@ -8,6 +8,7 @@
 //! - [`server`]: the answers every listener shares (routes, secret check, info, failures).
 //! - [`dial_home`]: the outbound WebSocket transport's client side (connect loop, frames).
 
+pub mod configuration;
 pub mod dial_home;
 pub mod failure;
 pub mod secrets;

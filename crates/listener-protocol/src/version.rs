@@ -63,6 +63,8 @@ pub const COMMANDS: &[(&str, Version)] = &[
     ("pushcalendar", Version::new(3, 1, 0)),
     ("readcalendar", Version::new(3, 2, 0)),
     ("readinventory", Version::new(3, 3, 0)),
+    ("readconfiguration", Version::new(3, 4, 0)),
+    ("writeconfiguration", Version::new(3, 4, 0)),
 ];
 
 /// The commands a listener of `version` has, in protocol order.
@@ -137,12 +139,15 @@ mod tests {
             ]
         );
         assert!(!commands_of(v("2.14.9")).contains(&"status"));
-        // The simulator's default predates calendar push, calendar reading and inventory.
-        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 3);
-        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len() - 2);
+        // The simulator's default predates calendar push, calendar reading, inventory and
+        // configuration.
+        assert_eq!(commands_of(DEFAULT_VERSION).len(), COMMANDS.len() - 5);
+        assert_eq!(commands_of(v("3.1.0")).len(), COMMANDS.len() - 4);
         assert!(!commands_of(v("3.1.0")).contains(&"readcalendar"));
         assert!(!commands_of(v("3.2.0")).contains(&"readinventory"));
-        assert_eq!(commands_of(v("3.3.0")).len(), COMMANDS.len());
+        assert_eq!(commands_of(v("3.3.0")).len(), COMMANDS.len() - 2);
+        assert!(!commands_of(v("3.3.0")).contains(&"writeconfiguration"));
+        assert_eq!(commands_of(v("3.4.0")).len(), COMMANDS.len());
         assert!(commands_of(v("0.9.0")).is_empty());
     }
 

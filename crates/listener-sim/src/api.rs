@@ -15,6 +15,7 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use roomlink_domain::ports::Clock;
 use roomlink_domain::system::SystemClock;
+use roomlink_listener_protocol::configuration::{ConfigurationRequest, answer_of};
 use roomlink_listener_protocol::dial_home::Handler;
 use roomlink_listener_protocol::server::{
     Answer, MAX_STATUS_BATCH, Route, info_body, no_handler, refuse_secret,
@@ -118,6 +119,9 @@ async fn command(state: &SimState, name: &str, body: &[u8]) -> Answer {
     if name == "readinventory" {
         return read_inventory(state, &body).await;
     }
+    if name == "readconfiguration" || name == "writeconfiguration" {
+        return configuration(state, name, body).await;
+    }
     let command = match RoomCommand::parse(name, body.params.unwrap_or_default()) {
         Ok(command) => command,
         Err(problem) => return Answer::bad_request(problem),
@@ -190,6 +194,53 @@ async fn read_inventory(state: &SimState, body: &CommandBody) -> Answer {
         Err(fault) => {
             tracing::info!(command = "readinventory", address, %fault, "readinventory met a fault");
             carry_out(fault.effect("readinventory", &body.endpoint)).await
+        }
+    }
+}
+
+/// `readconfiguration`, `writeconfiguration`: the room's stored template settings; the room's
+/// fault applies as to a command (except `ignore`).
+async fn configuration(state: &SimState, name: &str, body: CommandBody) -> Answer {
+    let request = match ConfigurationRequest::of(name, body.params.unwrap_or_default()) {
+        Ok(request) => request,
+        Err(problem) => return Answer::bad_request(problem),
+    };
+    let address = match check_endpoint(state, &body.endpoint) {
+        Ok(address) => address,
+        Err(f) => return Answer::failure(&f),
+    };
+    let protocol = body
+        .endpoint
+        .control_protocol
+        .as_deref()
+        .unwrap_or_default();
+    let seen = secrets::inspect(body.credential.as_ref(), state.private_key.as_ref());
+    let outcome = state.rooms.with(address, |room| {
+        room.count_command(name);
+        room.saw_credential(seen);
+        match room.fault() {
+            None | Some(Fault::Ignore) => Ok(match &request {
+                ConfigurationRequest::Read(keys) => {
+                    room.configuration.read(protocol, address, keys)
+                }
+                ConfigurationRequest::Write(settings) => {
+                    room.configuration.write(protocol, settings)
+                }
+            }),
+            Some(fault) => Err(fault),
+        }
+    });
+    match outcome {
+        Ok(outcomes) => {
+            tracing::info!(command = %name, address, "configuration done");
+            match serde_json::to_value(answer_of(outcomes)) {
+                Ok(body) => Answer::ok(body),
+                Err(e) => Answer::failure(&Failure::listener(500, "internal", e.to_string())),
+            }
+        }
+        Err(fault) => {
+            tracing::info!(command = %name, address, %fault, "configuration met a fault");
+            carry_out(fault.effect(name, &body.endpoint)).await
         }
     }
 }

@@ -11,6 +11,7 @@
 //! started with [`serve`]).
 
 pub mod api;
+pub mod configuration;
 pub mod control;
 pub mod fault;
 pub mod inventory;

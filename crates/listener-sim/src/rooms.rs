@@ -1,6 +1,7 @@
 //! The simulated room systems: in-memory state keyed by address, never a real connection.
 
 use crate::fault::Fault;
+use crate::configuration::Configuration;
 use crate::inventory::{self, Changes, Software, Vendor};
 use crate::wire::{WireCalendar, WireInventory, WireParams, WireState};
 use serde_json::{Value, json};
@@ -103,6 +104,8 @@ pub struct Room {
     fault: Option<Fault>,
     /// What the control surface changed about its inventory.
     inventory: Changes,
+    /// Template settings written to it (`writeconfiguration`).
+    pub configuration: Configuration,
 }
 
 impl Room {

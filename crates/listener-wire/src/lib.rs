@@ -87,6 +87,12 @@ pub struct WireParams {
     /// `pushcalendar`: the room's meetings (no passcodes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calendar: Option<WireCalendar>,
+    /// `readconfiguration`: the template keys to read (`time_zone`, `standby.delay_minutes`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<Vec<String>>,
+    /// `writeconfiguration`: template key → value, each inside its key's value space.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// The most meetings a `pushcalendar` command may carry.
@@ -405,6 +411,26 @@ pub struct WirePeripheral {
 
 /// The most addresses and peripherals an inventory answer may list (each).
 pub const MAX_INVENTORY_ITEMS: usize = 64;
+
+/// `readconfiguration`'s and `writeconfiguration`'s answer (listener 3.4.0):
+/// `{"configuration": {"time_zone": {"value": "Etc/UTC"}, "proximity.mode": {"unsupported":
+/// "…"}, "system.name": {"refused": "…"}}}`, one entry per key asked or written.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ConfigurationAnswer {
+    pub configuration: std::collections::BTreeMap<String, WireSetting>,
+}
+
+/// What became of one template setting on the room system.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WireSetting {
+    /// The value the device holds (read) or accepted (write), in the template's spelling.
+    Value(serde_json::Value),
+    /// The driver or the device's firmware has no such setting: why.
+    Unsupported(String),
+    /// The device refused it: its own message.
+    Refused(String),
+}
 
 /// The failure names of `readcalendar` (docs/listener-protocol.md).
 pub mod calendar_failure {

@@ -2,6 +2,8 @@
 //! [`answer`] is the one request handling; the HTTP routes (after the secret check) and the
 //! outbound WebSocket ([`Handler`]) both call it.
 
+mod configuration;
+
 use crate::calendar::Calendars;
 use crate::control::Control;
 use crate::driver::Capability;
@@ -111,6 +113,9 @@ async fn command(state: &ListenerState, name: &str, body: &[u8]) -> Answer {
     }
     if name == "readinventory" {
         return read_inventory(state, body).await;
+    }
+    if name == "readconfiguration" || name == "writeconfiguration" {
+        return configuration::configuration(state, name, body).await;
     }
     let body: CommandBody = match serde_json::from_slice(body) {
         Ok(body) => body,

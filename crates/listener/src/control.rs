@@ -2,10 +2,13 @@
 //! bounded by the configured deadline, a join's IVR tones sent once its call connects.
 
 use crate::devices::{DeviceTable, Slot};
-use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
+use crate::driver::{
+    Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure, SettingOutcomes,
+};
 use crate::settings::{CommandSettings, IvrSettings};
 use roomlink_domain::ports::Clock;
 use roomlink_domain::system::SystemClock;
+use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener_protocol::failure::FailureKind;
 use roomlink_listener_protocol::wire::WireInventory;
 use serde_json::Value;
@@ -143,6 +146,42 @@ impl Control {
             "readinventory",
             device,
             driver.inventory(device),
+        )
+        .await
+    }
+
+    /// Reads template settings in the device's turn, bounded by `commands.timeout_ms`.
+    pub async fn read_configuration(
+        &self,
+        driver: &dyn Driver,
+        device: &Device,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        let slot = self.slot(driver, device);
+        let _turn = slot.turn.lock().await;
+        bounded(
+            self.commands.timeout_ms,
+            "readconfiguration",
+            device,
+            driver.read_configuration(device, keys),
+        )
+        .await
+    }
+
+    /// Writes template settings in the device's turn, bounded by `commands.timeout_ms`.
+    pub async fn write_configuration(
+        &self,
+        driver: &dyn Driver,
+        device: &Device,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        let slot = self.slot(driver, device);
+        let _turn = slot.turn.lock().await;
+        bounded(
+            self.commands.timeout_ms,
+            "writeconfiguration",
+            device,
+            driver.write_configuration(device, settings),
         )
         .await
     }

@@ -13,7 +13,6 @@ use roomlink_domain::rules::dial_plan::DialPlan;
 use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener_protocol::failure::{FailureKind, room_failure};
 use roomlink_listener_protocol::wire::{Failure, WireEndpoint, WireInventory};
-use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
 /// The room system a command is for.
@@ -165,31 +164,12 @@ pub enum Capability {
     /// Takes `readinventory` (the room says what it is and what is connected to it).
     Inventory,
     /// Reads and writes template settings ([`Driver::read_configuration`],
-    /// [`Driver::write_configuration`]); not on the listener's wire yet (issue #36).
+    /// [`Driver::write_configuration`]; `readconfiguration`, `writeconfiguration`). Without it
+    /// every key is answered unsupported.
     Configuration,
 }
 
-/// What became of one template setting on a device.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SettingOutcome {
-    /// The value the device holds (a read) or accepted (a write), as a neutral JSON value
-    /// (`cisco_config::neutral_value`): comparable with a template's `to_json`.
-    Value(serde_json::Value),
-    /// The driver, or the device's firmware, has no such setting: why.
-    Unsupported(String),
-    /// The device refused it, with its own message (never a credential).
-    Refused(String),
-}
-
-/// Each asked key's outcome, in catalog order.
-pub type SettingOutcomes = BTreeMap<SettingKey, SettingOutcome>;
-
-/// Every key of `keys` unsupported for `why`.
-pub fn all_unsupported(keys: impl IntoIterator<Item = SettingKey>, why: &str) -> SettingOutcomes {
-    keys.into_iter()
-        .map(|k| (k, SettingOutcome::Unsupported(why.to_owned())))
-        .collect()
-}
+pub use roomlink_domain::template::{SettingOutcome, SettingOutcomes, all_unsupported};
 
 /// Why a room system did not do what it was asked, with what was said on the wire. Texts in
 /// `remote_request`/`remote_response` must already have every credential replaced by

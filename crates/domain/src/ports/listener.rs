@@ -11,6 +11,7 @@ use crate::listener::ListenerRoute;
 use crate::rules::dtmf::Dtmf;
 use crate::rules::join::JoinRequest;
 use crate::secret::{SealedSecret, Secret};
+use crate::template::{SettingKey, SettingOutcomes, TemplateSettings};
 use async_trait::async_trait;
 #[cfg(feature = "mock")]
 use mockall::automock;
@@ -120,6 +121,34 @@ pub trait ListenerTransport: Send + Sync {
         let _ = target;
         Err(crate::error::Error::invalid(
             "this listener transport reads no inventories",
+        ))
+    }
+    /// The target's room system's values of template settings (`readconfiguration`,
+    /// listener 3.4.0): one outcome per key of `keys`. The listener errors of the other
+    /// commands (`ForwardsCompatibility` for an older listener, the remote-system errors when
+    /// the room cannot be asked at all).
+    async fn read_configuration(
+        &self,
+        target: &CommandTarget,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes> {
+        let _ = (target, keys);
+        Err(crate::error::Error::invalid(
+            "this listener transport reads no configuration",
+        ))
+    }
+    /// Writes template settings on the target's room system (`writeconfiguration`, listener
+    /// 3.4.0), each on its own: one outcome per setting (applied: the value the device took).
+    /// Errors as [`ListenerTransport::read_configuration`]; a failure part-way leaves the
+    /// settings written before it written (its message names them).
+    async fn write_configuration(
+        &self,
+        target: &CommandTarget,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes> {
+        let _ = (target, settings);
+        Err(crate::error::Error::invalid(
+            "this listener transport writes no configuration",
         ))
     }
 }

@@ -30,10 +30,12 @@
 //! JSON value the HTTP adapter has parsed.
 
 mod key;
+mod outcome;
 mod settings;
 mod space;
 pub mod time_zones;
 
 pub use key::{STANDBY_DELAYS, SettingKey};
+pub use outcome::{SettingOutcome, SettingOutcomes, all_unsupported};
 pub use settings::TemplateSettings;
 pub use space::{SettingValue, ValueSpace};
