@@ -3,7 +3,8 @@
 //!
 //! - `GET /emu/devices`: every device (the emulated hosts and any address seen since).
 //! - `GET /emu/devices/{address}`: one device's view, with `configuration`: every Cisco
-//!   configuration path the device has and the value it holds (`crate::cisco_config`).
+//!   configuration path the device has and the value it holds (`crate::cisco_config`), and
+//!   `polyConfiguration`: the Poly settings (Telnet API command → value, `crate::poly_config`).
 //! - `PUT /emu/devices/{address}/faults/{name}` (body `{"ms": N}` optional, for `slow`),
 //!   `DELETE /emu/devices/{address}/faults/{name}`, `DELETE /emu/devices/{address}/faults`.
 //! - `PUT /emu/devices/{address}/credentials` `{"username": "…", "password": "…"}`.
@@ -49,6 +50,7 @@ pub async fn start(
 fn device_view(device: &Device, address: &str) -> Value {
     let mut view = device.view(address);
     view["configuration"] = json!(crate::cisco_config::view(device));
+    view["polyConfiguration"] = json!(crate::poly_config::view(device));
     view
 }
 

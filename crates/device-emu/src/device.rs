@@ -29,6 +29,9 @@ pub enum Fault {
     /// The codec runs Microsoft Teams (Cisco): its call counts in `NumberOfActiveCalls` but is
     /// not listed under `/Status/Call`, as AVI-SPL's recorded Room Bar shows.
     TeamsMode,
+    /// A provisioning service controls the settings (Poly): every setting write is refused
+    /// (`crate::poly_config`).
+    Provisioned,
 }
 
 impl Fault {
@@ -40,6 +43,7 @@ impl Fault {
         Fault::TcFirmware,
         Fault::DropConnection,
         Fault::TeamsMode,
+        Fault::Provisioned,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -51,6 +55,7 @@ impl Fault {
             Fault::TcFirmware => "tc_firmware",
             Fault::DropConnection => "drop_connection",
             Fault::TeamsMode => "teams_mode",
+            Fault::Provisioned => "provisioned",
         }
     }
 
@@ -116,6 +121,9 @@ pub struct Device {
     /// Configuration values written (Cisco path in the schema's spelling → value); paths not
     /// here hold their defaults (`cisco_config`, which the control surface's view shows).
     pub configuration: BTreeMap<String, String>,
+    /// Poly settings written (Telnet API command → value as answered); the others hold their
+    /// defaults (`crate::poly_config`, shown as `polyConfiguration`).
+    pub poly_configuration: BTreeMap<String, String>,
 }
 
 /// A software version set through the control surface (`PUT /emu/devices/{address}/software`).
@@ -153,6 +161,7 @@ impl Device {
             software: None,
             disconnected_peripherals: BTreeSet::new(),
             configuration: BTreeMap::new(),
+            poly_configuration: BTreeMap::new(),
         }
     }
 

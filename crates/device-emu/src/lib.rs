@@ -31,6 +31,7 @@ pub mod http;
 pub mod inventory;
 pub mod mesh;
 pub mod net;
+pub mod poly_config;
 pub mod poly_inventory;
 pub mod poly_telnet;
 pub mod tls;

@@ -23,9 +23,10 @@ pub const DEFAULT_VERSION: &str = "6.2.2.4-520003";
 /// The model `whoami` reports.
 pub const MODEL: &str = "Group 500";
 
-/// The codec's system name: `Poly` and the address's octets (`Poly-127-77-20-1`).
+/// The codec's system name: `Poly` and the address's octets (`Poly-127-77-20-1`) until
+/// `systemname set` changes it (`crate::poly_config`).
 pub fn system_name(device: &Device) -> String {
-    format!("Poly-{}", device.address.replace(['.', ':'], "-"))
+    crate::poly_config::system_name(device)
 }
 
 /// `whoami`'s answer lines.

@@ -19,9 +19,11 @@
 //! `gendial <tone>`; `mute near on|off|toggle|get` → `mute near on|off` (the state after);
 //! `callinfo all` → `callinfo begin`, one `callinfo:` line, `callinfo end`, or
 //! `system is not in a call`; `callstate get` → one `cs:` line or `system is not in a call`;
-//! `whoami` and `status` (see [`crate::poly_inventory`]); `exit` closes. Unknown: `error: command not found`; too few words:
-//! `error: command needs more parameters to execute successfully`; a bad value (tone, dial type,
-//! mute word): `error: command has illegal parameters` [I].
+//! `whoami` and `status` (see [`crate::poly_inventory`]); `autoanswer`, `muteautoanswer`,
+//! `sleeptime`, `systemname` (see [`crate::poly_config`]); `exit` closes. Unknown: `error:
+//! command not found`; too few words: `error: command needs more parameters to execute
+//! successfully`; a bad value (tone, dial type, mute word, setting): `error: command has illegal
+//! parameters` [I].
 //!
 //! The `callinfo` line follows the HDX manual's format
 //! `callinfo:<callid>:<far site name>:<far site number>:<speed>:<connection status>:<mute status>:<call direction>:<call type>`:
@@ -31,12 +33,14 @@
 //!
 //! Faults: [`Fault::BadCredentials`] refuses every password; [`Fault::Slow`] delays each answer
 //! by `slow_ms` (the echo comes at once); [`Fault::DropConnection`] closes the connection after
-//! the echo, before the command is carried out. `IntegratorRole`, `TcFirmware` and `RateLimit`
-//! have no Poly meaning and are ignored.
+//! the echo, before the command is carried out; [`Fault::Provisioned`] refuses setting writes
+//! ([`crate::poly_config`]). `IntegratorRole`, `TcFirmware`, `RateLimit` and `TeamsMode` have
+//! no Poly meaning and are ignored.
 
 use crate::Frontend;
 use crate::device::{Device, Devices, Fault, Phase};
 use crate::net;
+use crate::poly_config::Refusal;
 use std::io;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -52,8 +56,10 @@ pub const PROMPT: &str = "-> ";
 pub const MAX_PASSWORD_ATTEMPTS: u32 = 3;
 
 const NOT_FOUND: &str = "error: command not found";
-const MORE_PARAMETERS: &str = "error: command needs more parameters to execute successfully";
-const ILLEGAL: &str = "error: command has illegal parameters";
+/// The answer to a command missing a word.
+pub const MORE_PARAMETERS: &str = "error: command needs more parameters to execute successfully";
+/// The answer to a word the command does not take [I].
+pub const ILLEGAL: &str = "error: command has illegal parameters";
 const NOT_IN_CALL: &str = "system is not in a call";
 /// The speed a `callinfo` line shows when the dial asked for none it could read.
 const DEFAULT_SPEED: u32 = 384;
@@ -241,7 +247,13 @@ pub fn answer(device: &mut Device, command: &str) -> Vec<String> {
         ["callstate"] => one(MORE_PARAMETERS),
         ["whoami"] => crate::poly_inventory::whoami(device),
         ["status"] => crate::poly_inventory::status(device),
-        _ => one(NOT_FOUND),
+        _ => match crate::poly_config::answer(device, &words) {
+            None => one(NOT_FOUND),
+            Some(Ok(line)) => vec![line],
+            Some(Err(Refusal::MoreParameters)) => one(MORE_PARAMETERS),
+            Some(Err(Refusal::Illegal)) => one(ILLEGAL),
+            Some(Err(Refusal::Provisioned)) => one(crate::poly_config::PROVISIONED),
+        },
     }
 }
 

@@ -1,5 +1,6 @@
 //! The drivers, one per `controlProtocol`, and the registry the listener picks them from;
-//! [`cisco_config`]: template settings as Cisco configuration (issue #36, not sent yet).
+//! [`cisco_config`] and [`poly_config`]: template settings as Cisco configuration and Poly
+//! Telnet API commands (issue #36, not on the listener's wire yet).
 
 mod cisco;
 pub mod cisco_config;
@@ -8,6 +9,7 @@ pub mod cisco_inventory;
 pub mod cisco_ssh;
 pub mod inventory;
 pub mod mesh;
+pub mod poly_config;
 pub mod poly_telnet;
 
 use crate::driver::{Capability, Driver};

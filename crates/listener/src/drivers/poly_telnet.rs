@@ -23,13 +23,18 @@
 //!   date or hardware platform is reported.
 //! - `error: command not found` → Misprovisioned (not a Poly API port, or a firmware without
 //!   the command); any other `error:` → ServerError.
+//! - configuration (template settings, issue #36): see `configuration` and `poly_config`.
 
+mod configuration;
 mod inventory;
 mod session;
 
-use crate::driver::{Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure};
+use crate::driver::{
+    Action, CallPhase, Capability, Device, DeviceStatus, Driver, DriverFailure, SettingOutcomes,
+};
 use async_trait::async_trait;
 use roomlink_domain::enums::SignalingProtocol;
+use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener_protocol::failure::FailureKind;
 use roomlink_listener_protocol::wire::WireInventory;
 use session::{Session, Wait};
@@ -100,6 +105,7 @@ impl Driver for PolyTelnetDriver {
             Capability::MuteMicrophone,
             Capability::Dtmf,
             Capability::Inventory,
+            Capability::Configuration,
         ]
     }
 
@@ -155,6 +161,22 @@ impl Driver for PolyTelnetDriver {
         let inventory = inventory::read(&mut session).await?;
         session.close().await;
         Ok(inventory)
+    }
+
+    async fn read_configuration(
+        &self,
+        device: &Device,
+        keys: &[SettingKey],
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        self.read_settings(device, keys).await
+    }
+
+    async fn write_configuration(
+        &self,
+        device: &Device,
+        settings: &TemplateSettings,
+    ) -> Result<SettingOutcomes, DriverFailure> {
+        self.write_settings(device, settings).await
     }
 }
 
