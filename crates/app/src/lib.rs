@@ -32,6 +32,7 @@ pub mod revocation;
 pub mod rounds;
 pub mod snapshots;
 pub mod status_writes;
+pub mod templates;
 pub mod tokens;
 pub mod usage;
 pub mod version_reads;
@@ -87,6 +88,7 @@ pub struct Services {
     pub auto_join: Arc<auto_join::AutoJoiner>,
     pub calendar_push: Arc<calendar_push::CalendarPusher>,
     pub webhooks: Arc<webhooks::WebhookService>,
+    pub templates: Arc<templates::TemplateService>,
     pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
     pub health_watch: Arc<webhooks::HealthWatch>,
     pub live_tickets: Arc<live::LiveTickets>,
@@ -273,6 +275,12 @@ impl Services {
             fleet: Default::default(),
         });
         Services {
+            templates: Arc::new(templates::TemplateService {
+                store: store.clone(),
+                ids: ports.ids.clone(),
+                clock: ports.clock.clone(),
+                audit: auditor.clone(),
+            }),
             webhooks: Arc::new(webhooks::WebhookService {
                 store: store.clone(),
                 sender: ports.webhooks.clone(),

@@ -171,6 +171,12 @@ operations! {
     ResumeWebhook => "webhooks.resume",
     TestWebhook => "webhooks.test",
     ListWebhookDeliveries => "webhooks.deliveries",
+    ListTemplates => "templates.list",
+    GetTemplate => "templates.get",
+    CreateTemplate => "templates.create",
+    UpdateTemplate => "templates.update",
+    DeleteTemplate => "templates.delete",
+    ListTemplateSettings => "templates.settings",
     LiveTicket => "live.ticket",
     LiveEvents => "live.events",
 }
@@ -211,7 +217,11 @@ impl Operation {
             | PauseWebhook
             | ResumeWebhook
             | TestWebhook
-            | ListWebhookDeliveries => Access::Write,
+            | ListWebhookDeliveries
+            // Templates are provisioning data: read as endpoints are, written by ROLE_READWRITE.
+            | CreateTemplate
+            | UpdateTemplate
+            | DeleteTemplate => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
             // caller's token is checked separately (see `authorize`).
             ListAccessTokens | GetAccessToken | DeleteAccessToken | ListEndpoints | GetEndpoint
@@ -219,7 +229,8 @@ impl Operation {
             | MuteMicrophone | UnmuteMicrophone | PairingCode | CurrentPairingCode | Paired
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
-            | ListInventory | ReadRoomHealth | ReadRoomHealthHistory | LiveTicket | LiveEvents => {
+            | ListInventory | ReadRoomHealth | ReadRoomHealthHistory | ListTemplates | GetTemplate
+            | ListTemplateSettings | LiveTicket | LiveEvents => {
                 Access::Read
             }
         }

@@ -96,6 +96,7 @@ catalog! {
     InternalError = Extension, 500, 1900000006, [];
     StorageUnavailable = Extension, 503, 1900000007, [];
     RequestHeaderFieldsTooLarge = Extension, 431, 1900000008, ["limitBytes"];
+    Conflict = Extension, 409, 1900000009, ["entityClass", "name"];
 }
 
 impl fmt::Display for ErrorKind {
@@ -205,6 +206,17 @@ impl Error {
             format!("The enterprise has reached its limit of {limit} {entity_class} records."),
         )
         .with("entityClass", entity_class)
+    }
+
+    /// `Conflict`: the enterprise already holds an `entity_class` record named `name` (names
+    /// that must be unique, compared without regard to case).
+    pub fn conflict(entity_class: &str, name: &str) -> Self {
+        Error::new(
+            ErrorKind::Conflict,
+            format!("The enterprise already has a {entity_class} named '{name}'."),
+        )
+        .with("entityClass", entity_class)
+        .with("name", name)
     }
 
     pub fn duplicate_calendar_id(calendar_id: &str) -> Self {

@@ -109,6 +109,8 @@ id_type! {
     FailureId = "Failure";
     /// A webhook subscription.
     WebhookId = "Webhook";
+    /// A configuration template.
+    TemplateId = "Template";
 }
 
 #[cfg(test)]

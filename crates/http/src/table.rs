@@ -132,11 +132,12 @@ pub(crate) enum Tag {
     Analytics,
     Fleet,
     Webhooks,
+    Templates,
     Operations,
 }
 
 impl Tag {
-    pub(crate) const ALL: [Tag; 11] = [
+    pub(crate) const ALL: [Tag; 12] = [
         Tag::AccessTokens,
         Tag::Endpoints,
         Tag::Control,
@@ -147,6 +148,7 @@ impl Tag {
         Tag::Analytics,
         Tag::Fleet,
         Tag::Webhooks,
+        Tag::Templates,
         Tag::Operations,
     ];
 
@@ -162,6 +164,7 @@ impl Tag {
             Tag::Analytics => "Analytics",
             Tag::Fleet => "Fleet",
             Tag::Webhooks => "Webhooks",
+            Tag::Templates => "Templates",
             Tag::Operations => "Operations",
         }
     }
@@ -186,6 +189,11 @@ impl Tag {
                 "Events pushed to the enterprise's own tools: rooms going offline or coming \
                  back, calls, failed commands, firmware changes (docs/operations.md \
                  \"Webhooks\")."
+            }
+            Tag::Templates => {
+                "Configuration templates: named sets of vendor-neutral room system settings \
+                 (time zone, standby, volume, auto-answer, ...), each value inside its key's \
+                 space."
             }
             Tag::Operations => "Probes, metrics and this document.",
         }
@@ -226,6 +234,8 @@ pub(crate) enum Success {
     NoContent,
     /// 200 with a JSON body of this component schema.
     Json(&'static str),
+    /// 201 with a JSON body of this component schema and `Location`, the new record's URL.
+    Created(&'static str),
     /// 200 with a JSON array of this component schema.
     JsonList(&'static str),
     /// 200 with another content type.

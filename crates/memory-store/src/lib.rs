@@ -13,6 +13,7 @@ mod inventory;
 mod listeners;
 mod records;
 mod sealed;
+mod templates;
 mod tenants;
 mod usage;
 mod webhooks;
@@ -69,6 +70,8 @@ struct State {
     health: HashMap<(EnterpriseId, (&'static str, String)), String>,
     /// Rooms' health changes (enterprise, endpoint id, change), oldest first.
     health_history: Vec<(EnterpriseId, String, roomlink_domain::health::HealthChange)>,
+    /// Configuration templates, in creation order.
+    templates: Vec<roomlink_domain::template::Template>,
     /// Failed-authentication allowances: each key's `tat`.
     auth_failures: HashMap<roomlink_domain::throttle::FailureKey, i64>,
 }

@@ -124,6 +124,7 @@ impl EnterpriseStore for MemoryStore {
             sessions,
             joins,
             inventories,
+            templates,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -149,6 +150,7 @@ impl EnterpriseStore for MemoryStore {
         sessions.retain(|(e, _)| e != id);
         joins.retain(|(e, _), _| e != id);
         inventories.retain(|(e, _), _| e != id);
+        templates.retain(|t| t.enterprise_id != *id);
         Ok(Some(revoked))
     }
 }

@@ -262,6 +262,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    templates (id) {
+        id -> Text,
+        enterprise_id -> Text,
+        name -> Text,
+        name_key -> Text,
+        description -> Nullable<Text>,
+        settings -> Text,
+        created_ms -> BigInt,
+        updated_ms -> BigInt,
+    }
+}
+
+diesel::table! {
     webhook_deliveries (seq) {
         seq -> BigInt,
         subscription_id -> Text,
@@ -330,4 +343,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     health_states,
     health_history,
+    templates,
 );

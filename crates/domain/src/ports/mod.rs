@@ -12,7 +12,7 @@
 //! With the `mock` feature every port has a mockall mock (`MockEndpointStore`, ...).
 //!
 //! By family: `storage` (every store, and [`Store`], all of them at once), `process` (clock, ids,
-//! password hashing, sealing), `platform`, `calendar`, `listener`. Each is
+//! password hashing, sealing), `platform`, `calendar`, `listener`, `webhook`, `template`. Each is
 //! re-exported here, so a port is named `ports::EndpointStore` whichever file holds it.
 
 mod calendar;
@@ -20,6 +20,7 @@ mod listener;
 mod platform;
 mod process;
 mod storage;
+mod template;
 mod webhook;
 
 pub use calendar::*;
@@ -27,6 +28,7 @@ pub use listener::*;
 pub use platform::*;
 pub use process::*;
 pub use storage::*;
+pub use template::*;
 pub use webhook::*;
 
 /// Every storage port at once: what a storage adapter provides.
@@ -49,6 +51,7 @@ pub trait Store:
     + CalendarAccountStore
     + AutoJoinStore
     + WebhookStore
+    + TemplateStore
     + StoreHealth
 {
 }
@@ -72,6 +75,7 @@ impl<T> Store for T where
         + CalendarAccountStore
         + AutoJoinStore
         + WebhookStore
+        + TemplateStore
         + StoreHealth
 {
 }

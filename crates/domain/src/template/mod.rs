@@ -28,14 +28,21 @@
 //! field: an unknown key, a value of the wrong type, a value outside its space, each naming the
 //! key, the value (shortened) and the space. No I/O: [`TemplateSettings::from_json`] reads a
 //! JSON value the HTTP adapter has parsed.
+//!
+//! Templates are stored per enterprise ([`record`]: the bodies of create, replace and merge
+//! patch; `ports::TemplateStore`); [`settings_catalog`] answers the catalog for forms.
 
+mod catalog;
 mod key;
 mod outcome;
+pub mod record;
 mod settings;
 mod space;
 pub mod time_zones;
 
+pub use catalog::settings_catalog;
 pub use key::{STANDBY_DELAYS, SettingKey};
 pub use outcome::{SettingOutcome, SettingOutcomes, all_unsupported};
+pub use record::{Template, TemplateDraft};
 pub use settings::TemplateSettings;
 pub use space::{SettingValue, ValueSpace};

@@ -67,6 +67,13 @@ impl TemplateSettings {
     }
 }
 
+/// As [`TemplateSettings::to_json`]: how a stored template answers.
+impl serde::Serialize for TemplateSettings {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,6 +140,7 @@ fn success_status(success: Success) -> &'static str {
     match success {
         Success::NoContent => "204",
         Success::Upgrade => "101",
+        Success::Created(_) => "201",
         Success::Json(_) | Success::JsonList(_) | Success::Other(_) => "200",
     }
 }
@@ -150,10 +151,19 @@ fn success(description: &Description, table: &'static [Operation]) -> Response {
         Success::Upgrade => ResponseBuilder::new()
             .description("Switching Protocols: the connection is now the listener's WebSocket.")
             .build(),
-        Success::Json(schema) => {
+        Success::Json(schema) | Success::Created(schema) => {
             let mut response = ResponseBuilder::new()
                 .description("OK.")
                 .content("application/json", json_content(reference(schema)));
+            if let Success::Created(_) = description.success {
+                response = response.description("Created.").header(
+                    "Location",
+                    HeaderBuilder::new()
+                        .schema(string())
+                        .description(Some("The new record's URL."))
+                        .build(),
+                );
+            }
             for (name, link) in links_from(description.id, table) {
                 response = response.link(name, link);
             }
@@ -212,6 +222,7 @@ fn links_from(id: &str, table: &'static [Operation]) -> Vec<(&'static str, Link)
             path.starts_with("/api/endpoints/{id}") && !path.ends_with("/pairingcode")
         }),
         "listenerServices.create" => ("id", |path| path == "/api/listenerservices/{id}"),
+        "templates.create" => ("id", |path| path == "/api/templates/{id}"),
         "auth.createAccessToken" => ("token", |path| path == "/api/auth/accesstokens/{token}"),
         "endpoints.currentPairingCode" => ("id", |path| path == "/api/endpoints/{id}/pairingcode"),
         _ => return Vec::new(),

@@ -20,6 +20,7 @@ mod listeners;
 mod live;
 mod pairing;
 mod probes;
+mod templates;
 #[cfg(test)]
 mod tests;
 mod tokens;
@@ -106,6 +107,13 @@ pub(crate) const TABLE: &[Operation] = &[
     webhooks::RESUME,
     webhooks::TEST,
     webhooks::DELIVERIES,
+    templates::LIST,
+    templates::CREATE,
+    templates::SETTINGS,
+    templates::GET,
+    templates::REPLACE,
+    templates::PATCH,
+    templates::DELETE,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table

@@ -29,6 +29,7 @@ mod outbound;
 mod real_rooms;
 mod reference;
 mod relay_clients;
+mod templates;
 mod tenancy;
 mod tokens;
 mod usage;

@@ -5,6 +5,7 @@ mod endpoint;
 mod inventory;
 mod listener;
 mod records;
+mod template;
 mod webhook;
 
 pub(super) use inventory::TICKET_PATTERN;
@@ -23,7 +24,8 @@ pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Compone
         .chain(endpoint::endpoint_schemas())
         .chain(calendar::calendar_schemas())
         .chain(inventory::inventory_schemas())
-        .chain(webhook::webhook_schemas());
+        .chain(webhook::webhook_schemas())
+        .chain(template::template_schemas());
     for (name, schema) in schemas {
         builder = builder.schema(name, schema);
     }

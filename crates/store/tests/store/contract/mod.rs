@@ -14,6 +14,7 @@ mod keys;
 mod links;
 mod pairing;
 mod records;
+mod templates;
 mod usage;
 mod webhooks;
 
@@ -28,6 +29,7 @@ pub use keys::*;
 pub use links::*;
 pub use pairing::*;
 pub use records::*;
+pub use templates::*;
 pub use usage::*;
 pub use webhooks::*;
 
@@ -120,6 +122,9 @@ macro_rules! contract_tests {
             events_enter_the_outbox_with_the_writes_that_make_them,
             health_changes_are_events_once,
             calendar_reads_are_events_once,
+            templates_round_trip_listed_by_name_and_scoped,
+            template_names_are_unique_per_enterprise_without_regard_to_case,
+            templates_are_limited_per_enterprise,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

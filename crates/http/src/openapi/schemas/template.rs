@@ -1,0 +1,148 @@
+//! The templates' schemas: a template, what a caller sends (whole or as a merge patch), and the
+//! settings catalog. The settings' properties are read from the domain's catalog
+//! (`SettingKey::ALL`, `ValueSpace`), so the document cannot drift from the rules.
+
+use crate::openapi::primitives::{enumeration, epoch_ms, integer, object, prop, string, text};
+use roomlink_domain::template::record::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
+use roomlink_domain::template::{SettingKey, ValueSpace};
+use serde_json::Value;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+
+/// One key's values (or null, in a patch: the key is removed).
+fn space_schema(key: SettingKey, nullable: bool) -> ObjectBuilder {
+    let space = key.space();
+    let words = Some(format!("{}.", space));
+    match space {
+        ValueSpace::IntegerRange { min, max } => integer(nullable)
+            .minimum(Some(min as f64))
+            .maximum(Some(max as f64)),
+        ValueSpace::IntegerSet(values) => {
+            let mut all: Vec<Value> = values.iter().map(|v| Value::from(*v)).collect();
+            if nullable {
+                all.push(Value::Null);
+            }
+            integer(nullable).enum_values(Some(all))
+        }
+        ValueSpace::Literal(values) => enumeration(values, nullable),
+        ValueSpace::Text {
+            min_chars,
+            max_chars,
+        } => text(nullable)
+            .min_length(Some(min_chars))
+            .max_length(Some(max_chars)),
+        ValueSpace::TimeZone => text(nullable),
+    }
+    .description(words)
+}
+
+fn settings_schema(description: &str, nullable: bool) -> Schema {
+    let props = SettingKey::ALL
+        .iter()
+        .map(|&key| prop(key.name(), space_schema(key, nullable), false))
+        .collect();
+    object(description, props)
+}
+
+pub(super) fn template_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
+    let name = || {
+        string()
+            .min_length(Some(1))
+            .max_length(Some(MAX_NAME_CHARS))
+            .description(Some(
+                "Unique in the enterprise without regard to case; spaces around it are dropped.",
+            ))
+    };
+    let description = || text(true).max_length(Some(MAX_DESCRIPTION_CHARS));
+    let settings = || settings_schema("Setting keys with values inside their spaces.", false);
+    vec![
+        (
+            "Template",
+            object(
+                "A configuration template.",
+                vec![
+                    prop("id", string(), true),
+                    prop("name", name(), true),
+                    prop("description", description(), true),
+                    prop("settings", settings(), true),
+                    prop("createdAt", epoch_ms(), true),
+                    prop("updatedAt", epoch_ms(), true),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "TemplateInput",
+            object(
+                "A template as a caller creates or replaces it.",
+                vec![
+                    prop("name", name(), true),
+                    prop("description", description(), false),
+                    prop("settings", settings(), true),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "TemplatePatch",
+            object(
+                "A JSON merge patch of a template: fields present are set, a setting's null \
+                 removes it.",
+                vec![
+                    prop("name", name(), false),
+                    prop("description", description(), false),
+                    prop(
+                        "settings",
+                        settings_schema(
+                            "The settings to set, or (null) to remove; the others stay.",
+                            true,
+                        ),
+                        false,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+        (
+            "TemplateSettingSpace",
+            object(
+                "One setting key and the values it takes.",
+                vec![
+                    prop(
+                        "key",
+                        enumeration(
+                            &SettingKey::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                            false,
+                        ),
+                        true,
+                    ),
+                    prop(
+                        "type",
+                        enumeration(&["integer", "literal", "text", "timeZone"], false),
+                        true,
+                    ),
+                    prop("min", integer(false), false),
+                    prop("max", integer(false), false),
+                    prop("minChars", integer(false).minimum(Some(0.0)), false),
+                    prop("maxChars", integer(false).minimum(Some(0.0)), false),
+                    prop(
+                        "values",
+                        ArrayBuilder::new().items(ObjectBuilder::new().schema_type(
+                            utoipa::openapi::schema::SchemaType::Array(vec![
+                                Type::Integer,
+                                Type::String,
+                            ]),
+                        )),
+                        false,
+                    ),
+                    prop(
+                        "description",
+                        string().description(Some("The space in words, as refusals word it.")),
+                        true,
+                    ),
+                ],
+            )
+            .into(),
+        ),
+    ]
+}
