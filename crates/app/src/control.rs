@@ -290,17 +290,28 @@ impl ControlService {
         enterprise: &EnterpriseId,
         id: &EndpointId,
     ) -> Result<Option<CommandTarget>> {
-        let Routed {
-            endpoint,
-            listener,
-            enterprise_public_key,
-        } = routed(self.endpoints.as_ref(), enterprise, id, "pushcalendar").await?;
-        let keys = Keys::of(self.sealer.as_ref(), &listener, enterprise_public_key)?;
-        let target = keys.target(self.sealer.as_ref(), &listener, endpoint)?;
+        let target = self.target_of(enterprise, id, "pushcalendar").await?;
         let capabilities = self.transport.capabilities(&target).await?;
         Ok(capabilities
             .contains(&EndpointCapability::CalendarPush)
             .then_some(target))
+    }
+
+    /// Where `command` for the endpoint goes (a job's, not a caller's: nothing authorized or
+    /// audited here): `NotFound`, `EndpointHasNoListenerService` or `EncryptionUpdated`.
+    pub(crate) async fn target_of(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &EndpointId,
+        command: &str,
+    ) -> Result<CommandTarget> {
+        let Routed {
+            endpoint,
+            listener,
+            enterprise_public_key,
+        } = routed(self.endpoints.as_ref(), enterprise, id, command).await?;
+        let keys = Keys::of(self.sealer.as_ref(), &listener, enterprise_public_key)?;
+        keys.target(self.sealer.as_ref(), &listener, endpoint)
     }
 
     /// Sends a scheduler's command to a target of [`Self::push_target`]. Neither audited nor

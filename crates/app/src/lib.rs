@@ -32,6 +32,7 @@ pub mod revocation;
 pub mod rounds;
 pub mod snapshots;
 pub mod status_writes;
+pub mod template_plans;
 pub mod templates;
 pub mod tokens;
 pub mod usage;
@@ -89,6 +90,7 @@ pub struct Services {
     pub calendar_push: Arc<calendar_push::CalendarPusher>,
     pub webhooks: Arc<webhooks::WebhookService>,
     pub templates: Arc<templates::TemplateService>,
+    pub template_plans: Arc<template_plans::TemplatePlans>,
     pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
     pub health_watch: Arc<webhooks::HealthWatch>,
     pub live_tickets: Arc<live::LiveTickets>,
@@ -275,6 +277,12 @@ impl Services {
             fleet: Default::default(),
         });
         Services {
+            template_plans: Arc::new(template_plans::TemplatePlans {
+                templates: store.clone(),
+                endpoints: store.clone(),
+                listeners: store.clone(),
+                control: control.clone(),
+            }),
             templates: Arc::new(templates::TemplateService {
                 store: store.clone(),
                 ids: ports.ids.clone(),

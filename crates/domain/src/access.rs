@@ -177,6 +177,7 @@ operations! {
     UpdateTemplate => "templates.update",
     DeleteTemplate => "templates.delete",
     ListTemplateSettings => "templates.settings",
+    PlanTemplate => "templates.plan",
     LiveTicket => "live.ticket",
     LiveEvents => "live.events",
 }
@@ -230,7 +231,7 @@ impl Operation {
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
             | ListInventory | ReadRoomHealth | ReadRoomHealthHistory | ListTemplates | GetTemplate
-            | ListTemplateSettings | LiveTicket | LiveEvents => {
+            | ListTemplateSettings | PlanTemplate | LiveTicket | LiveEvents => {
                 Access::Read
             }
         }

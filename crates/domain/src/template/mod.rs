@@ -35,6 +35,7 @@
 mod catalog;
 mod key;
 mod outcome;
+pub mod plan;
 pub mod record;
 mod settings;
 mod space;

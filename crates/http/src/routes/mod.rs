@@ -20,6 +20,7 @@ mod listeners;
 mod live;
 mod pairing;
 mod probes;
+mod template_plans;
 mod templates;
 #[cfg(test)]
 mod tests;
@@ -114,6 +115,7 @@ pub(crate) const TABLE: &[Operation] = &[
     templates::REPLACE,
     templates::PATCH,
     templates::DELETE,
+    template_plans::PLAN,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table

@@ -6,6 +6,7 @@ mod inventory;
 mod listener;
 mod records;
 mod template;
+mod template_plan;
 mod webhook;
 
 pub(super) use inventory::TICKET_PATTERN;
@@ -25,7 +26,8 @@ pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Compone
         .chain(calendar::calendar_schemas())
         .chain(inventory::inventory_schemas())
         .chain(webhook::webhook_schemas())
-        .chain(template::template_schemas());
+        .chain(template::template_schemas())
+        .chain(template_plan::template_plan_schemas());
     for (name, schema) in schemas {
         builder = builder.schema(name, schema);
     }
