@@ -11,6 +11,7 @@ pub mod csvcmd;
 pub mod inventory;
 pub mod output;
 pub mod split;
+pub mod templates;
 pub mod usage;
 pub mod webhooks;
 
@@ -128,6 +129,41 @@ pub enum Command {
     /// Webhook subscriptions and their deliveries (ROLE_READWRITE), and a local receiver
     #[command(subcommand)]
     Webhooks(WebhookCommand),
+    /// Configuration templates: the same settings on many rooms
+    #[command(subcommand)]
+    Template(TemplateCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TemplateCommand {
+    /// List the enterprise's templates
+    List,
+    /// One template's settings
+    Show { id: String },
+    /// Create a template from key=value settings (`roomlinkctl template create --name Oslo
+    /// --set time_zone=Europe/Oslo --set standby.delay_minutes=15`)
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        description: Option<String>,
+        /// A setting as key=value (repeat); digits are a number, anything else a text
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+    },
+    /// What applying a template would change, read from the rooms: a row per room and setting
+    Plan {
+        id: String,
+        /// Every room of the enterprise
+        #[arg(long, conflicts_with_all = ["listener", "endpoint"])]
+        all: bool,
+        /// The rooms of this listener service (its id)
+        #[arg(long, conflicts_with = "endpoint")]
+        listener: Option<String>,
+        /// These rooms (endpoint ids; repeat or comma-separate)
+        #[arg(long, value_delimiter = ',')]
+        endpoint: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -443,6 +479,43 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                 WebhookCommand::Listen { .. } => unreachable!("handled above"),
             };
             webhooks::webhooks(&client(g)?, &action, g.json, out).map(|()| 0)
+        }
+        Command::Template(command) => {
+            use templates::{Rooms, TemplateAction as A};
+            let action = match command {
+                TemplateCommand::List => A::List,
+                TemplateCommand::Show { id } => A::Show { id },
+                TemplateCommand::Create {
+                    name,
+                    description,
+                    settings,
+                } => A::Create {
+                    name,
+                    description: description.as_deref(),
+                    settings,
+                },
+                TemplateCommand::Plan {
+                    id,
+                    all,
+                    listener,
+                    endpoint,
+                } => {
+                    let rooms = match (all, listener) {
+                        (true, _) => Rooms::All,
+                        (false, Some(listener)) => Rooms::Listener(listener),
+                        (false, None) if !endpoint.is_empty() => Rooms::Endpoints(endpoint),
+                        (false, None) => {
+                            return Err(CliError::Other(
+                                "template plan: choose rooms with --all, --listener ID or \
+                                 --endpoint ID[,ID...]"
+                                    .into(),
+                            ));
+                        }
+                    };
+                    A::Plan { id, rooms }
+                }
+            };
+            templates::templates(&client(g)?, &action, g.json, out).map(|()| 0)
         }
         Command::Inventory {
             software_version,

@@ -575,3 +575,76 @@ fn without_credentials_the_error_says_how_to_give_a_token() {
     let out = run(ctl().args(["csv", "validate"]).arg(&file));
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn templates_are_created_listed_shown_and_planned() {
+    let service = serve();
+    let token = service.token();
+    let ctl = || {
+        let mut c = service.ctl();
+        c.env("ROOMLINKCTL_TOKEN", &token);
+        c
+    };
+    let out = run(ctl().args([
+        "template",
+        "create",
+        "--name",
+        "Oslo rooms",
+        "--set",
+        "time_zone=europe/oslo",
+        "--set",
+        "standby.delay_minutes=15",
+    ]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let created = text(&out.stdout);
+    let id = created
+        .trim()
+        .strip_prefix("created template ")
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+
+    // A value outside its key's space: the service's refusal, naming the space, in one line.
+    let out = run(ctl().args([
+        "template",
+        "create",
+        "--name",
+        "Loud",
+        "--set",
+        "audio.default_volume=150",
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("roomlinkctl: Invalid ("), "{err}");
+    assert!(
+        err.contains("150 is not a whole number from 0 to 100"),
+        "{err}"
+    );
+
+    let listed = text(&run(ctl().args(["template", "list"])).stdout);
+    assert!(listed.starts_with("ID "), "{listed}");
+    assert!(listed.contains("Oslo rooms"), "{listed}");
+    assert!(!listed.contains("Loud"), "{listed}");
+    let shown = text(&run(ctl().args(["template", "show", &id])).stdout);
+    assert!(shown.contains("time_zone"), "{shown}");
+    assert!(
+        shown.contains("Europe/Oslo"),
+        "the catalog's spelling: {shown}"
+    );
+    let template = json_out(&run(ctl().args(["template", "show", &id, "--json"])));
+    assert_eq!(template["settings"]["standby.delay_minutes"], 15);
+
+    // The enterprise has no room yet: an empty plan, and its summary.
+    let out = run(ctl().args(["template", "plan", &id, "--all"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let plan = text(&out.stdout);
+    assert!(plan.starts_with("ROOM "), "{plan}");
+    assert!(plan.contains("0 rooms: 0 to change"), "{plan}");
+    let plan = json_out(&run(
+        ctl().args(["template", "plan", &id, "--all", "--json"])
+    ));
+    assert_eq!(plan["summary"]["rooms"], 0);
+    // No rooms chosen: refused before anything is sent.
+    let out = run(ctl().args(["template", "plan", &id]));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--all, --listener ID or --endpoint"));
+}
