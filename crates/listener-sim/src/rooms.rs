@@ -1,7 +1,7 @@
 //! The simulated room systems: in-memory state keyed by address, never a real connection.
 
-use crate::fault::Fault;
 use crate::configuration::Configuration;
+use crate::fault::Fault;
 use crate::inventory::{self, Changes, Software, Vendor};
 use crate::wire::{WireCalendar, WireInventory, WireParams, WireState};
 use serde_json::{Value, json};
