@@ -13,14 +13,13 @@ use roomlink_device_emu::{EmuConfig, Emulator};
 use roomlink_domain::template::{SettingKey, TemplateSettings};
 use roomlink_listener::driver::{
     Action, Capability, Device, DeviceStatus, Driver, DriverFailure, SettingOutcome,
-    SettingOutcomes,
 };
 use roomlink_listener::drivers::cisco_ssh::answers::take_object;
 use roomlink_listener::drivers::cisco_ssh::configuration::refusal;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::time::Duration;
 
-use support::{device, http_driver, ssh_driver};
+use support::{device, http_driver, ssh_driver, values, view};
 
 const PASSWORD: &str = "config-Secret-36";
 const JSXAPI_ANSWERS: &str = include_str!("recorded/jsxapi_tsh_answers.json");
@@ -58,33 +57,6 @@ fn rooms(emu: &Emulator, address: &str) -> Vec<(&'static str, Box<dyn Driver>, D
             device(address, emu.ports.cisco_ssh.unwrap(), PASSWORD),
         ),
     ]
-}
-
-fn values(outcomes: &SettingOutcomes) -> Value {
-    let map: serde_json::Map<String, Value> = outcomes
-        .iter()
-        .map(|(k, o)| match o {
-            SettingOutcome::Value(v) => (k.name().to_owned(), v.clone()),
-            other => (k.name().to_owned(), json!(format!("{other:?}"))),
-        })
-        .collect();
-    Value::Object(map)
-}
-
-/// The emulator's control surface view of the device (`GET /emu/devices/{address}`).
-async fn view(emu: &Emulator, address: &str) -> Value {
-    let url = format!("http://{}/emu/devices/{address}", emu.control_addr.unwrap());
-    reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 fn no_secret(text: &str) {

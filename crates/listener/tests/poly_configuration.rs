@@ -14,12 +14,12 @@ use roomlink_listener::driver::{Capability, Driver, SettingOutcome, SettingOutco
 use roomlink_listener::drivers::poly_config::{self as mapping, Answer};
 use roomlink_listener::drivers::poly_telnet::{PolyTelnetDriver, PolyTelnetSettings};
 use roomlink_listener_protocol::failure::FailureKind;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 
-use support::device;
+use support::{device, values, view};
 
 const PASSWORD: &str = "poly-Secret-36";
 const SUPPORTED: [SettingKey; 4] = [
@@ -51,34 +51,6 @@ fn driver() -> PolyTelnetDriver {
         connect_timeout: Duration::from_secs(2),
         answer_timeout: Duration::from_secs(3),
     })
-}
-
-/// The outcomes as one JSON object: values as they are, other outcomes as their debug text.
-fn values(outcomes: &SettingOutcomes) -> Value {
-    let map: serde_json::Map<String, Value> = outcomes
-        .iter()
-        .map(|(k, o)| match o {
-            SettingOutcome::Value(v) => (k.name().to_owned(), v.clone()),
-            other => (k.name().to_owned(), json!(format!("{other:?}"))),
-        })
-        .collect();
-    Value::Object(map)
-}
-
-/// The emulator's control surface view of the device (`GET /emu/devices/{address}`).
-async fn view(emu: &Emulator, address: &str) -> Value {
-    let url = format!("http://{}/emu/devices/{address}", emu.control_addr.unwrap());
-    reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 fn unsupported_why(outcomes: &SettingOutcomes, key: SettingKey) -> &str {
