@@ -12,6 +12,7 @@ use roomlink_domain::ids::{EndpointId, EnterpriseId, TemplateId};
 use roomlink_domain::ports::{EndpointStore, ListenerStore, TemplateStore};
 use roomlink_domain::template::Template;
 use roomlink_domain::template::plan::{RoomPlan, RoomSelection};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Rooms read at once. A listener serializes commands per device, not across them; a plan of
@@ -41,15 +42,17 @@ pub struct TemplatePlan {
 }
 
 impl TemplatePlans {
-    /// `NotFound` for another enterprise's template, endpoint or listener; `Invalid` for more
-    /// rooms than a plan reads. Each room's read failure is its `Unreachable` plan.
+    /// The plan of `body` (`{"rooms": ...}`, [`RoomSelection::from_request`]). `NotFound` for
+    /// another enterprise's template, endpoint or listener; `Invalid` for a body that chooses
+    /// no rooms, or more than a plan reads. Each room's read failure is its `Unreachable` plan.
     pub async fn plan(
         &self,
         principal: &Principal,
         id: &TemplateId,
-        selection: &RoomSelection,
+        body: &Map<String, Value>,
     ) -> Result<TemplatePlan> {
         principal.authorize(Operation::PlanTemplate, Target::Enterprise)?;
+        let selection = &RoomSelection::from_request(body)?;
         let enterprise = &principal.enterprise_id;
         let template = self
             .templates

@@ -92,6 +92,20 @@ impl RoomSelection {
         }
     }
 
+    /// A request body's `rooms` (`{"rooms": {...}}`); any other field is `Invalid`.
+    pub fn from_request(body: &Map<String, Value>) -> Result<RoomSelection, Error> {
+        if let Some(unknown) = body.keys().find(|k| k.as_str() != "rooms") {
+            return Err(Error::invalid(format!(
+                "'{}' is not a field of a plan request (rooms)",
+                crate::enums::shorten(unknown)
+            )));
+        }
+        let rooms = body
+            .get("rooms")
+            .ok_or_else(|| Error::invalid("rooms: required (endpoints, listenerId or all)"))?;
+        RoomSelection::from_json(rooms)
+    }
+
     /// `Invalid` when `count` rooms are more than one plan reads.
     pub fn check_count(count: usize) -> Result<(), Error> {
         if count > MAX_PLAN_ROOMS {
@@ -400,6 +414,28 @@ mod tests {
             assert_eq!(e.kind(), ErrorKind::Invalid, "{body}");
             assert!(e.message().starts_with(start), "{body}: {}", e.message());
         }
+        let request = |body: Value| {
+            let Value::Object(map) = body else {
+                panic!("not an object")
+            };
+            RoomSelection::from_request(&map)
+        };
+        assert_eq!(
+            request(json!({"rooms": {"all": true}})).unwrap(),
+            RoomSelection::All
+        );
+        assert!(
+            request(json!({}))
+                .unwrap_err()
+                .message()
+                .starts_with("rooms: required")
+        );
+        assert!(
+            request(json!({"rooms": {"all": true}, "dryRun": true}))
+                .unwrap_err()
+                .message()
+                .starts_with("'dryRun' is not a field")
+        );
         assert!(RoomSelection::check_count(1000).is_ok());
         assert!(RoomSelection::check_count(1001).is_err());
     }

@@ -11,9 +11,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use roomlink_app::template_plans::{PlannedRoom, TemplatePlan};
 use roomlink_domain::ErrorKind as E;
 use roomlink_domain::access::Operation as Op;
-use roomlink_domain::error::Error;
 use roomlink_domain::ids::TemplateId;
-use roomlink_domain::template::plan::{KeyPlan, PlanSummary, RoomPlan, RoomSelection};
+use roomlink_domain::template::plan::{KeyPlan, PlanSummary, RoomPlan};
 use serde_json::{Map, Value, json};
 
 pub(super) const PLAN: Operation = Operation {
@@ -40,20 +39,6 @@ pub(super) const PLAN: Operation = Operation {
     }),
 };
 
-/// The body's `rooms`; any other field is `Invalid`.
-fn selection(body: &Map<String, Value>) -> Result<RoomSelection, Error> {
-    if let Some(unknown) = body.keys().find(|k| k.as_str() != "rooms") {
-        return Err(Error::invalid(format!(
-            "'{}' is not a field of a plan request (rooms)",
-            roomlink_domain::enums::shorten(unknown)
-        )));
-    }
-    let rooms = body
-        .get("rooms")
-        .ok_or_else(|| Error::invalid("rooms: required (endpoints, listenerId or all)"))?;
-    RoomSelection::from_json(rooms)
-}
-
 async fn plan(
     caller: Caller,
     req: HttpRequest,
@@ -63,11 +48,10 @@ async fn plan(
 ) -> ApiResult<HttpResponse> {
     let id = TemplateId::parse(&id)?;
     let body = read_json_object(&req, body, "TemplatePlan").await?;
-    let selection = selection(&body)?;
     let plan = state
         .services
         .template_plans
-        .plan(&caller.0, &id, &selection)
+        .plan(&caller.0, &id, &body)
         .await?;
     Ok(HttpResponse::Ok().json(plan_json(&plan)))
 }
