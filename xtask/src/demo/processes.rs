@@ -50,14 +50,14 @@ pub(super) fn start_simulator(
     let log = dir.join("listener-sim.log");
     let child = spawn(
         // The newest listener version (docs/listener-protocol.md, "Versions"): the demo shows
-        // every command, the rooms' inventory included.
+        // every command, the rooms' inventory and template settings included.
         Command::new(bin).args([
             "--bind",
             "127.0.0.1:0",
             "--secret",
             secret,
             "--version",
-            "3.3.0",
+            "3.4.0",
         ]),
         dir,
         &log,

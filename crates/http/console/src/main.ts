@@ -11,6 +11,7 @@ import { usagePage } from "./usage";
 import { inventoryPage } from "./inventory";
 import { healthPage } from "./health";
 import { webhooksPage } from "./webhooks";
+import { templatesPage } from "./templates";
 
 const app = document.getElementById("app") as HTMLElement;
 let leave: (() => void) | null = null;
@@ -79,6 +80,7 @@ const NAV: [string, string, boolean][] = [
   // Shown to read-only users too: the page says that webhooks need the read-write role.
   ["#/webhooks", "Webhooks", false],
   ["#/inventory", "Inventory", false],
+  ["#/templates", "Templates", false],
   ["#/audit", "Audit log", true],
 ];
 
@@ -136,6 +138,7 @@ function route(): void {
   else if (hash === "#/inventory") leave = inventoryPage(main);
   else if (hash === "#/health") leave = healthPage(main);
   else if (hash === "#/webhooks") leave = webhooksPage(main);
+  else if (hash === "#/templates") leave = templatesPage(main);
   else if (hash === "#/audit") leave = auditPage(main);
   else leave = roomsPage(main);
   document.title = `${main.querySelector("h1")?.textContent ?? "Console"} · roomlink`;

@@ -573,6 +573,119 @@ try {
     expect(audit.includes("Invalid"), "the refused creation is audited");
   });
 
+  // Configuration templates: built from the settings catalog, then planned on every room.
+  // The demo's rooms are Cisco-like (TANDBERG_SSH: every key, time zone Etc/UTC at first); a
+  // Poly-like room (POLYCOM_TELNET: no time zone) is added behind the same simulator, and the
+  // imported "Lobby screen" has no listener, so it cannot be asked.
+  let template = null;
+  await step("templates: a value outside its space is shown at its field, then a template is created", async () => {
+    await page.getByRole("link", { name: "Templates", exact: true }).click();
+    await page.getByRole("heading", { name: "Templates", level: 1 }).waitFor();
+    await page.getByText("No templates yet").waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("Oslo rooms");
+    await page.getByLabel("Description (optional)").fill("Head office");
+    await page.getByLabel("time_zone", { exact: true }).selectOption("Europe/Oslo");
+    await page.getByLabel("standby.delay_minutes", { exact: true }).selectOption("15");
+    // The number field lets any number through: the service refuses it, naming key, value and space.
+    const volume = page.getByLabel("audio.default_volume", { exact: true });
+    await volume.fill("150");
+    await page.getByRole("button", { name: "Create template" }).click();
+    const volumeError = page.locator("#template-setting-audio-default_volume-error");
+    await page.locator("#template-setting-audio-default_volume-error:not(:empty)").waitFor();
+    const refused = await volumeError.textContent();
+    expect(/^Invalid: settings\.audio\.default_volume: 150 is not/.test(refused), refused);
+    expect(await volume.getAttribute("aria-invalid") === "true", "the volume marked invalid");
+    expect((await api("/api/templates")).length === 0, "nothing stored");
+    await volume.fill("");
+    await page.getByRole("button", { name: "Create template" }).click();
+    const row = page.locator("#templates-table tbody tr").filter({ hasText: "Oslo rooms" });
+    await row.waitFor();
+    const text = await row.textContent();
+    expect(text.includes("time_zone = Europe/Oslo") && text.includes("standby.delay_minutes = 15") && text.includes("Head office"), text);
+    expect(!text.includes("audio.default_volume"), `only the keys filled in: ${text}`);
+    expect(await page.locator("#template-setting-audio-default_volume-error").textContent() === "", "the error is gone");
+    const stored = await api("/api/templates");
+    expect(stored.length === 1 && Object.keys(stored[0].settings).length === 2 && stored[0].settings.time_zone === "Europe/Oslo"
+      && stored[0].settings["standby.delay_minutes"] === 15, JSON.stringify(stored));
+    template = stored[0];
+  });
+
+  let poly = null;
+  await step("templates: the plan on all rooms is a table of changes, unsupported keys and unreachable rooms", async () => {
+    const listener = (await api("/api/listenerservices")).find((l) => l.name === "Demo listener");
+    poly = await api("/api/endpoints", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Poly room", ipAddress: "127.77.0.30", controlProtocol: "POLYCOM_TELNET",
+        listenerServiceId: listener.id, username: "admin", password: "room-secret" }),
+    });
+    const row = page.locator(`#templates-table tr[data-template="${template.id}"]`);
+    await row.getByRole("button", { name: "Plan on all rooms" }).click();
+    await page.locator("#template-plan-table").waitFor({ timeout: 30000 });
+    expect((await page.locator("#template-plan-title").textContent()).includes("Oslo rooms"), "the plan names the template");
+    const headers = await page.locator("#template-plan-table thead th code").allTextContents();
+    expect(JSON.stringify(headers) === JSON.stringify(["time_zone", "standby.delay_minutes"]), `columns: ${headers}`);
+    for (const r of rooms) {
+      const tr = page.locator(`#template-plan-table tr[data-room="${r.id}"]`);
+      const zone = tr.locator("td").nth(0);
+      expect(await zone.getAttribute("data-plan") === "change", `${r.name}: ${await tr.textContent()}`);
+      expect((await zone.textContent()).includes("Etc/UTC → Europe/Oslo"), `${r.name}: ${await zone.textContent()}`);
+      expect(await tr.locator("td").nth(1).getAttribute("data-plan") === "change", `${r.name} standby: ${await tr.textContent()}`);
+    }
+    const polyRow = page.locator(`#template-plan-table tr[data-room="${poly.id}"]`);
+    const polyZone = polyRow.locator("td").nth(0);
+    expect(await polyZone.getAttribute("data-plan") === "unsupported", `Poly: ${await polyRow.textContent()}`);
+    expect((await polyZone.locator(".plan-why").textContent()) === "unsupported", await polyZone.textContent());
+    expect((await polyZone.getAttribute("title") ?? "").length > 0, "the reason is the tooltip");
+    expect(["change", "unchanged"].includes(await polyRow.locator("td").nth(1).getAttribute("data-plan")), `Poly standby: ${await polyRow.textContent()}`);
+    const lobby = page.locator("#template-plan-table tr.plan-unreachable").filter({ hasText: "Lobby screen" });
+    expect((await lobby.textContent()).includes("EndpointHasNoListenerService"), await lobby.textContent());
+    const summary = await page.locator("#template-plan-summary").textContent();
+    const answered = await api(`/api/templates/${template.id}/plan`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rooms: { all: true } }),
+    });
+    const s = answered.summary;
+    expect(summary.includes(`of ${s.rooms} would change`) && summary.includes(`${s.unsupported} unsupported`)
+      && summary.includes(`${s.unreachable} unreachable`) && s.unreachable === 1 && s.unsupported >= 1, `${summary} / ${JSON.stringify(s)}`);
+    await page.locator("#template-plan").scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => !document.querySelector("#toast")?.textContent, null, { timeout: 10000 });
+    await shot("templates");
+  });
+
+  await step("templates: the plan behind one listener; delete asks first", async () => {
+    const listener = (await api("/api/listenerservices")).find((l) => l.name === "Demo listener");
+    await page.getByLabel("Rooms", { exact: true }).selectOption(listener.id);
+    await page.locator("#template-plan-again").click();
+    await page.waitForFunction(() => !document.querySelector("#template-plan-table tr.plan-unreachable")
+      && document.querySelector("#template-plan-table"), null, { timeout: 30000 });
+    const planned = await page.locator("#template-plan-table tbody tr").count();
+    expect(planned === rooms.length + 1, `the listener's rooms: ${planned}`);
+    // A second template, deleted: cancelling keeps it, accepting deletes it.
+    await api("/api/templates", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Quiet rooms", settings: { "auto_answer.mode": "off" } }),
+    });
+    await page.getByRole("link", { name: "Health", exact: true }).click();
+    await page.getByRole("link", { name: "Templates", exact: true }).click();
+    const row = page.locator("#templates-table tbody tr").filter({ hasText: "Quiet rooms" });
+    await row.waitFor();
+    let asked = "";
+    page.once("dialog", (d) => { asked = d.message(); void d.dismiss(); });
+    await row.getByRole("button", { name: "Delete", exact: true }).click();
+    expect(asked.includes("Quiet rooms"), `the confirmation names the template: ${asked}`);
+    expect((await api("/api/templates")).length === 2, "kept when cancelled");
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Delete", exact: true }).click();
+    await row.waitFor({ state: "detached" });
+    const left = await api("/api/templates");
+    expect(left.length === 1 && left[0].id === template.id, JSON.stringify(left));
+    await api(`/api/endpoints/${poly.id}`, { method: "DELETE" });
+    // In the audit log (where the next step signs out from, as before).
+    await page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.locator("#audit-table").waitFor();
+    const audit = await page.locator("#audit-table").textContent();
+    for (const op of ["templates.create", "templates.delete"]) expect(audit.includes(op), `the audit log shows ${op}`);
+  });
+
   await step("sign out forgets the token", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
@@ -599,6 +712,17 @@ try {
     expect(await page.locator("#webhook-url").count() === 0 && await page.locator("main .error").count() === 0, "no form, no error");
   });
 
+  await step("a read-only user plans templates but cannot create or delete them", async () => {
+    await page.getByRole("link", { name: "Templates", exact: true }).click();
+    const row = page.locator(`#templates-table tr[data-template="${template.id}"]`);
+    await row.waitFor();
+    expect(await page.locator("#template-form").count() === 0 && await page.getByRole("button", { name: "Create template" }).count() === 0, "no form");
+    expect(await row.getByRole("button", { name: "Delete" }).count() === 0, "no delete");
+    await page.locator("#templates-read-only").waitFor();
+    await row.getByRole("button", { name: "Plan on all rooms" }).click();
+    await page.locator(`#template-plan-table tr[data-room="${board.id}"] td[data-plan="change"]`).first().waitFor({ timeout: 30000 });
+  });
+
   await step("on a phone", async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     const p = await phone.newPage();
@@ -610,6 +734,12 @@ try {
     const wide = await p.evaluate(() => document.documentElement.scrollWidth);
     expect(wide <= 390, `the page is ${wide}px wide on a 390px screen`);
     await p.screenshot({ path: join(shots, "rooms-phone.png"), fullPage: true });
+    // The templates' form and tables too (a wide plan scrolls inside its own box).
+    await p.goto(`${base}/console/#/templates`);
+    await p.locator("#templates-table").waitFor();
+    await p.locator("#template-form").waitFor();
+    const templatesWide = await p.evaluate(() => document.documentElement.scrollWidth);
+    expect(templatesWide <= 390, `the templates page is ${templatesWide}px wide on a 390px screen`);
     await phone.close();
   });
 
