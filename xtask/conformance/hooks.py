@@ -37,6 +37,10 @@ JSON_BODY_OPERATIONS = (
     "calendaraccounts.put",
     "webhooks.create",
     "webhooks.update",
+    "templates.create",
+    "templates.update",
+    "templates.patch",
+    "templates.plan",
 )
 
 CONTROL_OPERATIONS = (

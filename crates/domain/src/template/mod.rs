@@ -22,7 +22,8 @@
 //! Texts refuse control characters (a line break would end a command line on Cisco's SSH and
 //! Poly's Telnet API) and `"` (both write texts in double quotes and neither documents an
 //! escape). Literals and time zone names are taken in any case and kept in the catalog's
-//! spelling; numbers must be JSON whole numbers (`70`, not `"70"` or `70.0`).
+//! spelling; numbers must be JSON whole numbers (`70` or `70.0`, as JSON Schema's `integer`
+//! admits; not `"70"` or `70.5`).
 //!
 //! Every refusal is the catalog's `Invalid` (400), as the endpoint PATCH rules refuse an unknown
 //! field: an unknown key, a value of the wrong type, a value outside its space, each naming the

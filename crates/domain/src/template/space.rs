@@ -90,14 +90,20 @@ impl ValueSpace {
             };
             Error::invalid(format!("settings.{key}: {shown} is not {self}"))
         };
+        // A number with no fraction (`70.0`) is the whole number JSON Schema's `integer` admits.
+        let whole = |n: &serde_json::Number| {
+            n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+                    .map(|f| f as i64)
+            })
+        };
         match (self, value) {
-            (ValueSpace::IntegerRange { min, max }, Value::Number(n)) => n
-                .as_i64()
+            (ValueSpace::IntegerRange { min, max }, Value::Number(n)) => whole(n)
                 .filter(|n| (*min..=*max).contains(n))
                 .map(SettingValue::Integer)
                 .ok_or_else(refuse),
-            (ValueSpace::IntegerSet(values), Value::Number(n)) => n
-                .as_i64()
+            (ValueSpace::IntegerSet(values), Value::Number(n)) => whole(n)
                 .filter(|n| values.contains(n))
                 .map(SettingValue::Integer)
                 .ok_or_else(refuse),
@@ -179,7 +185,12 @@ mod tests {
         );
         assert!(VOLUME.parse("k", &json!(-1)).is_err());
         assert!(VOLUME.parse("k", &json!(5.5)).is_err());
-        assert!(VOLUME.parse("k", &json!(5.0)).is_err());
+        // JSON Schema's `integer` admits 5.0: so does the space.
+        assert_eq!(
+            VOLUME.parse("k", &json!(5.0)).unwrap(),
+            SettingValue::Integer(5)
+        );
+        assert!(VOLUME.parse("k", &json!(1e300)).is_err());
         assert_eq!(
             message(VOLUME, json!("50")),
             "settings.k: '50' is not a whole number from 0 to 100"

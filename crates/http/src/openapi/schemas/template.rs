@@ -4,10 +4,16 @@
 
 use crate::openapi::primitives::{enumeration, epoch_ms, integer, object, prop, string, text};
 use roomlink_domain::template::record::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
-use roomlink_domain::template::{SettingKey, ValueSpace};
+use roomlink_domain::template::{SettingKey, ValueSpace, time_zones};
 use serde_json::Value;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+
+/// No control character (C0, DEL, C1: what `char::is_control` names) and no `"`.
+const TEXT_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f\"]*$";
+
+/// A name: no control character, and something besides white space (names are trimmed).
+const NAME_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$";
 
 /// One key's values (or null, in a patch: the key is removed).
 fn space_schema(key: SettingKey, nullable: bool) -> ObjectBuilder {
@@ -30,8 +36,12 @@ fn space_schema(key: SettingKey, nullable: bool) -> ObjectBuilder {
             max_chars,
         } => text(nullable)
             .min_length(Some(min_chars))
-            .max_length(Some(max_chars)),
-        ValueSpace::TimeZone => text(nullable),
+            .max_length(Some(max_chars))
+            .pattern(Some(TEXT_PATTERN)),
+        ValueSpace::TimeZone => {
+            let names: Vec<&str> = time_zones::all().collect();
+            enumeration(&names, nullable)
+        }
     }
     .description(words)
 }
@@ -49,6 +59,7 @@ pub(super) fn template_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
         string()
             .min_length(Some(1))
             .max_length(Some(MAX_NAME_CHARS))
+            .pattern(Some(NAME_PATTERN))
             .description(Some(
                 "Unique in the enterprise without regard to case; spaces around it are dropped.",
             ))

@@ -5,7 +5,9 @@ use crate::openapi::primitives::{boolean, enumeration, integer, object, prop, re
 use roomlink_domain::template::SettingKey;
 use roomlink_domain::template::plan::MAX_PLAN_ROOMS;
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type,
+};
 
 /// A value as a room or a template holds it: a number or a text.
 fn value(description: &str) -> ObjectBuilder {
@@ -15,6 +17,14 @@ fn value(description: &str) -> ObjectBuilder {
             Type::String,
         ]))
         .description(Some(description))
+}
+
+/// An id's shape (`roomlink_domain::ids`).
+fn id() -> ObjectBuilder {
+    string()
+        .min_length(Some(1))
+        .max_length(Some(roomlink_domain::ids::MAX_CHARS))
+        .pattern(Some("^[A-Za-z0-9_-]+$"))
 }
 
 fn count(description: &str) -> ObjectBuilder {
@@ -32,21 +42,29 @@ pub(super) fn template_plan_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                 "The rooms to plan on.",
                 vec![prop(
                     "rooms",
-                    object(
-                        "Exactly one of: endpoints (ids), listenerId, all (true).",
-                        vec![
-                            prop(
+                    OneOfBuilder::new()
+                        .description(Some(
+                            "Exactly one of: endpoints (ids), listenerId, all (true).",
+                        ))
+                        .item(object(
+                            "These rooms, in this order.",
+                            vec![prop(
                                 "endpoints",
                                 ArrayBuilder::new()
-                                    .items(string())
+                                    .items(id())
                                     .min_items(Some(1))
                                     .max_items(Some(MAX_PLAN_ROOMS)),
-                                false,
-                            ),
-                            prop("listenerId", string(), false),
-                            prop("all", boolean(), false),
-                        ],
-                    ),
+                                true,
+                            )],
+                        ))
+                        .item(object(
+                            "The rooms of this listener service, by name.",
+                            vec![prop("listenerId", id(), true)],
+                        ))
+                        .item(object(
+                            "Every room of the enterprise, by name.",
+                            vec![prop("all", boolean().enum_values(Some([true])), true)],
+                        )),
                     true,
                 )],
             )
