@@ -151,6 +151,9 @@ for op in ("webhooks.create", "webhooks.update"):
 NOT_EXPRESSIBLE["webhooks.create"]["LimitReached"] = [
     ("The enterprise has reached its limit", "how many subscriptions the enterprise holds already")
 ]
+NOT_EXPRESSIBLE["templates.create"] = {
+    "LimitReached": [("", "how many templates the enterprise holds already")]
+}
 NOT_EXPRESSIBLE["listenerServices.delete"] = {
     "Invalid": [("listener service ", "a listener still named by endpoints cannot go")]
 }
