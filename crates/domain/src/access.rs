@@ -178,6 +178,10 @@ operations! {
     DeleteTemplate => "templates.delete",
     ListTemplateSettings => "templates.settings",
     PlanTemplate => "templates.plan",
+    ApplyTemplate => "templates.apply",
+    ListJobs => "jobs.list",
+    GetJob => "jobs.get",
+    UndoJob => "jobs.undo",
     LiveTicket => "live.ticket",
     LiveEvents => "live.events",
 }
@@ -222,7 +226,10 @@ impl Operation {
             // Templates are provisioning data: read as endpoints are, written by ROLE_READWRITE.
             | CreateTemplate
             | UpdateTemplate
-            | DeleteTemplate => Access::Write,
+            | DeleteTemplate
+            // Writing settings on room systems changes how they are set up, as provisioning does.
+            | ApplyTemplate
+            | UndoJob => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
             // caller's token is checked separately (see `authorize`).
             ListAccessTokens | GetAccessToken | DeleteAccessToken | ListEndpoints | GetEndpoint
@@ -231,7 +238,7 @@ impl Operation {
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
             | ListInventory | ReadRoomHealth | ReadRoomHealthHistory | ListTemplates | GetTemplate
-            | ListTemplateSettings | PlanTemplate | LiveTicket | LiveEvents => {
+            | ListTemplateSettings | PlanTemplate | ListJobs | GetJob | LiveTicket | LiveEvents => {
                 Access::Read
             }
         }

@@ -111,6 +111,8 @@ id_type! {
     WebhookId = "Webhook";
     /// A configuration template.
     TemplateId = "Template";
+    /// A job applying a configuration template, or undoing one.
+    JobId = "Job";
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ pub enum LiveTopic {
     Inventory,
     /// A listener went offline or came back.
     Listeners,
+    /// A template job started, finished a room, or ended.
+    Jobs,
 }
 
 impl LiveTopic {
@@ -35,6 +37,7 @@ impl LiveTopic {
             LiveTopic::Health => "health",
             LiveTopic::Inventory => "inventory",
             LiveTopic::Listeners => "listeners",
+            LiveTopic::Jobs => "jobs",
         }
     }
 }

@@ -39,7 +39,7 @@ use roomlink_domain::ports::{
     Command, CommandTarget, EndpointCredential, ListenerAddress, ListenerTransport, ObservedState,
 };
 use roomlink_domain::secret::Secret;
-use roomlink_domain::template::{SettingKey, SettingOutcomes, TemplateSettings};
+use roomlink_domain::template::{SettingKey, SettingOutcomes, TemplateSettings, WriteMode};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::{Answer, Retry, exchange, exchange_link};
@@ -691,6 +691,7 @@ impl ListenerTransport for HttpListenerClient {
         &self,
         target: &CommandTarget,
         settings: &TemplateSettings,
+        mode: WriteMode,
     ) -> Result<SettingOutcomes> {
         let mut call = Call::new(
             &target.listener_id,
@@ -698,7 +699,7 @@ impl ListenerTransport for HttpListenerClient {
             target.listener_secret.expose(),
         )
         .with_password(password(&target.credential));
-        let params = wire::configuration_settings(settings);
+        let params = wire::configuration_settings(settings, mode);
         let asked = settings.iter().map(|(k, _)| k).collect();
         let outcome = self
             .device_configuration(target, params, asked, &mut call)

@@ -13,7 +13,9 @@ use roomlink_domain::inventory::{
     AddressKind, Inventory, MAX_ITEMS, NetworkAddress, Peripheral, PeripheralKind, clean_text,
 };
 use roomlink_domain::ports::{Command, EndpointCredential, ObservedState};
-use roomlink_domain::template::{SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings};
+use roomlink_domain::template::{
+    SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings, WriteMode,
+};
 pub use roomlink_listener_wire::{
     CalendarAnswer, CalendarQuery, CommandBody, ConfigurationAnswer, InventoryAnswer, StateAnswer,
     StatusAnswer, StatusBody, StatusEntry, WireCalendar, WireCredential, WireDial, WireEndpoint,
@@ -30,13 +32,14 @@ pub fn configuration_keys(keys: &[SettingKey]) -> WireParams {
 }
 
 /// `writeconfiguration`'s parameters: the settings as the template writes them.
-pub fn configuration_settings(settings: &TemplateSettings) -> WireParams {
+pub fn configuration_settings(settings: &TemplateSettings, mode: WriteMode) -> WireParams {
     let settings = match settings.to_json() {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
     };
     WireParams {
         settings: Some(settings),
+        restore: (mode == WriteMode::Restore).then_some(true),
         ..WireParams::default()
     }
 }

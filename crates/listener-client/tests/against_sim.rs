@@ -13,7 +13,9 @@ use roomlink_domain::ports::{Command, CommandTarget, EndpointCredential, Listene
 use roomlink_domain::rules::dtmf::Dtmf;
 use roomlink_domain::rules::join::{JoinParams, JoinRequest};
 use roomlink_domain::secret::{SealedSecret, Secret};
-use roomlink_domain::template::{SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings};
+use roomlink_domain::template::{
+    SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings, WriteMode,
+};
 use roomlink_listener_client::{ClientConfig, HttpListenerClient};
 use roomlink_listener_sim::{SimConfig, SimHandle, start};
 use serde_json::{Value, json};
@@ -628,6 +630,7 @@ async fn template_settings_are_read_and_written_through_the_listener() {
         .write_configuration(
             &cisco,
             &settings(json!({"time_zone": "europe/oslo", "standby.delay_minutes": 15})),
+            WriteMode::Apply,
         )
         .await
         .unwrap();
@@ -644,6 +647,31 @@ async fn template_settings_are_read_and_written_through_the_listener() {
         after[&SettingKey::StandbyDelayMinutes],
         SettingOutcome::Value(json!(15))
     );
+    // An undo puts back what the room held, also outside roomlink's spaces (a Cisco standby
+    // delay of 10 minutes): the listener takes it as a restore only.
+    let restored =
+        TemplateSettings::from_json_for(&json!({"standby.delay_minutes": 10}), WriteMode::Restore)
+            .unwrap();
+    let written = client
+        .write_configuration(&cisco, &restored, WriteMode::Restore)
+        .await
+        .unwrap();
+    assert_eq!(
+        written[&SettingKey::StandbyDelayMinutes],
+        SettingOutcome::Value(json!(10))
+    );
+    let e = client
+        .write_configuration(&cisco, &restored, WriteMode::Apply)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ListenerServiceException, "{e:?}");
+    assert!(
+        e.details()["causes"][1]
+            .as_str()
+            .unwrap()
+            .contains("10 is not one of 1, 3, 15"),
+        "{e:?}"
+    );
 
     let poly = sim.target(
         endpoint_with("e2", "127.77.0.61", "POLYCOM_TELNET"),
@@ -653,6 +681,7 @@ async fn template_settings_are_read_and_written_through_the_listener() {
         .write_configuration(
             &poly,
             &settings(json!({"time_zone": "Europe/Oslo", "auto_answer.mode": "off"})),
+            WriteMode::Apply,
         )
         .await
         .unwrap();
@@ -679,7 +708,11 @@ async fn an_older_listener_is_not_asked_for_configuration() {
     let client = client();
     let t = sim.target(endpoint("e1", "127.77.0.62"), plain());
     let e = client
-        .write_configuration(&t, &settings(json!({"audio.default_volume": 40})))
+        .write_configuration(
+            &t,
+            &settings(json!({"audio.default_volume": 40})),
+            WriteMode::Apply,
+        )
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ForwardsCompatibility, "{e:?}");

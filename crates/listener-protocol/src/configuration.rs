@@ -4,7 +4,9 @@
 //! `bad_request`, before any room system is asked) and the answer's body.
 
 use crate::wire::{ConfigurationAnswer, WireParams, WireSetting};
-use roomlink_domain::template::{SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings};
+use roomlink_domain::template::{
+    SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings, WriteMode,
+};
 use serde_json::Value;
 
 /// What the command asks of the room system.
@@ -36,10 +38,15 @@ impl ConfigurationRequest {
             keys.sort();
             return Ok(ConfigurationRequest::Read(keys));
         }
+        let mode = if params.restore == Some(true) {
+            WriteMode::Restore
+        } else {
+            WriteMode::Apply
+        };
         let settings = params
             .settings
             .ok_or("params.settings: expected an object mapping setting keys to values")?;
-        TemplateSettings::from_json(&Value::Object(settings))
+        TemplateSettings::from_json_for(&Value::Object(settings), mode)
             .map(ConfigurationRequest::Write)
             .map_err(|e| format!("params.{}", e.message()))
     }

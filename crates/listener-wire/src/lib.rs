@@ -93,6 +93,10 @@ pub struct WireParams {
     /// `writeconfiguration`: template key → value, each inside its key's value space.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings: Option<serde_json::Map<String, serde_json::Value>>,
+    /// `writeconfiguration`: `true` when the settings put back what the room held before a
+    /// template job (an undo), whose values may lie outside roomlink's spaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore: Option<bool>,
 }
 
 /// The most meetings a `pushcalendar` command may carry.

@@ -13,6 +13,7 @@ mod inventory;
 mod listeners;
 mod records;
 mod sealed;
+mod template_jobs;
 mod templates;
 mod tenants;
 mod usage;
@@ -72,6 +73,8 @@ struct State {
     health_history: Vec<(EnterpriseId, String, roomlink_domain::health::HealthChange)>,
     /// Configuration templates, in creation order.
     templates: Vec<roomlink_domain::template::Template>,
+    /// Template jobs with their claims, in creation order.
+    template_jobs: Vec<template_jobs::Held>,
     /// Failed-authentication allowances: each key's `tat`.
     auth_failures: HashMap<roomlink_domain::throttle::FailureKey, i64>,
 }

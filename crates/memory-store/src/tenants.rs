@@ -125,6 +125,7 @@ impl EnterpriseStore for MemoryStore {
             joins,
             inventories,
             templates,
+            template_jobs,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -151,6 +152,7 @@ impl EnterpriseStore for MemoryStore {
         joins.retain(|(e, _), _| e != id);
         inventories.retain(|(e, _), _| e != id);
         templates.retain(|t| t.enterprise_id != *id);
+        template_jobs.retain(|h| h.job.enterprise_id != *id);
         Ok(Some(revoked))
     }
 }

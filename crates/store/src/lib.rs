@@ -308,6 +308,7 @@ mod schema;
 mod sealed;
 mod sqlite_file;
 mod statuses;
+mod template_jobs;
 mod templates;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -275,6 +275,34 @@ diesel::table! {
 }
 
 diesel::table! {
+    template_jobs (id) {
+        id -> Text,
+        enterprise_id -> Text,
+        template_id -> Text,
+        template_name -> Text,
+        kind -> Text,
+        undo_of -> Nullable<Text>,
+        state -> Text,
+        created_by -> Text,
+        created_ms -> BigInt,
+        finished_ms -> Nullable<BigInt>,
+        lease_owner -> Nullable<Text>,
+        lease_until_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    template_job_rooms (job_id, position) {
+        job_id -> Text,
+        position -> Integer,
+        endpoint_id -> Text,
+        name -> Text,
+        steps -> Text,
+        state -> Text,
+    }
+}
+
+diesel::table! {
     webhook_deliveries (seq) {
         seq -> BigInt,
         subscription_id -> Text,
@@ -321,6 +349,7 @@ diesel::joinable!(endpoint_inventories -> endpoints (endpoint_id));
 diesel::joinable!(listener_links -> listener_services (listener_id));
 diesel::joinable!(listener_checks -> listener_services (listener_id));
 diesel::joinable!(webhook_deliveries -> webhook_subscriptions (subscription_id));
+diesel::joinable!(template_job_rooms -> template_jobs (job_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     enterprises,
@@ -344,4 +373,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     health_states,
     health_history,
     templates,
+    template_jobs,
+    template_job_rooms,
 );

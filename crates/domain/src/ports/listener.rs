@@ -11,7 +11,7 @@ use crate::listener::ListenerRoute;
 use crate::rules::dtmf::Dtmf;
 use crate::rules::join::JoinRequest;
 use crate::secret::{SealedSecret, Secret};
-use crate::template::{SettingKey, SettingOutcomes, TemplateSettings};
+use crate::template::{SettingKey, SettingOutcomes, TemplateSettings, WriteMode};
 use async_trait::async_trait;
 #[cfg(feature = "mock")]
 use mockall::automock;
@@ -139,14 +139,16 @@ pub trait ListenerTransport: Send + Sync {
     }
     /// Writes template settings on the target's room system (`writeconfiguration`, listener
     /// 3.4.0), each on its own: one outcome per setting (applied: the value the device took).
+    /// `mode` says which values the listener must accept ([`WriteMode::Restore`]: an undo's).
     /// Errors as [`ListenerTransport::read_configuration`]; a failure part-way leaves the
     /// settings written before it written (its message names them).
     async fn write_configuration(
         &self,
         target: &CommandTarget,
         settings: &TemplateSettings,
+        mode: WriteMode,
     ) -> Result<SettingOutcomes> {
-        let _ = (target, settings);
+        let _ = (target, settings, mode);
         Err(crate::error::Error::invalid(
             "this listener transport writes no configuration",
         ))

@@ -52,6 +52,7 @@ pub trait Store:
     + AutoJoinStore
     + WebhookStore
     + TemplateStore
+    + TemplateJobStore
     + StoreHealth
 {
 }
@@ -76,6 +77,7 @@ impl<T> Store for T where
         + AutoJoinStore
         + WebhookStore
         + TemplateStore
+        + TemplateJobStore
         + StoreHealth
 {
 }

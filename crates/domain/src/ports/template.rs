@@ -1,9 +1,10 @@
-//! Configuration templates: [`TemplateStore`].
+//! Configuration templates: [`TemplateStore`], and the jobs applying them: [`TemplateJobStore`].
 
 use crate::audit::AuditEntry;
 use crate::error::Result;
-use crate::ids::{EnterpriseId, TemplateId};
+use crate::ids::{EnterpriseId, JobId, TemplateId};
 use crate::template::Template;
+use crate::template::job::{RoomState, TemplateJob};
 use async_trait::async_trait;
 #[cfg(feature = "mock")]
 use mockall::automock;
@@ -31,6 +32,61 @@ pub trait TemplateStore: Send + Sync {
         &self,
         enterprise: &EnterpriseId,
         id: &TemplateId,
+        audit: &AuditEntry,
+    ) -> Result<bool>;
+}
+
+/// Template jobs (apply, undo) with their rooms. A job is run by one instance at a time: the
+/// one holding its claim, renewed with each room's state and lapsing after
+/// [`crate::template::job::JOB_LEASE_MS`] without one; the claim is what makes a job resumable
+/// after a restart and safe with several instances. Rooms are addressed by position.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait TemplateJobStore: Send + Sync {
+    /// Stores a new job, claimed by `owner` until `lease_until`. `Conflict` (entity class
+    /// `Job`, naming the running job) while another of the enterprise's jobs is running: one at
+    /// a time keeps two jobs from writing one room in turns.
+    async fn insert_job(
+        &self,
+        job: &TemplateJob,
+        owner: &str,
+        lease_until: i64,
+        audit: &AuditEntry,
+    ) -> Result<()>;
+    async fn job(&self, enterprise: &EnterpriseId, id: &JobId) -> Result<Option<TemplateJob>>;
+    /// The enterprise's newest jobs first, at most `limit`, each with its rooms.
+    async fn jobs(&self, enterprise: &EnterpriseId, limit: usize) -> Result<Vec<TemplateJob>>;
+    /// Running jobs whose claim lapsed before `now`, of every enterprise (for the resumer).
+    async fn orphaned_jobs(&self, now: i64) -> Result<Vec<(EnterpriseId, JobId)>>;
+    /// Claims a running job for `owner` until `lease_until`: `true` when it was unclaimed,
+    /// lapsed before `now`, or `owner`'s already. Atomic: of two instances one wins.
+    async fn claim_job(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &JobId,
+        owner: &str,
+        now: i64,
+        lease_until: i64,
+    ) -> Result<bool>;
+    /// Records one room's state and renews the claim, if `owner` still holds it: `false` (and
+    /// nothing written) when another instance took the job over.
+    #[allow(clippy::too_many_arguments)]
+    async fn save_job_room(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &JobId,
+        position: usize,
+        state: &RoomState,
+        owner: &str,
+        lease_until: i64,
+    ) -> Result<bool>;
+    /// Marks the job finished at `at` and releases its claim, if `owner` holds it.
+    async fn finish_job(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &JobId,
+        owner: &str,
+        at: i64,
         audit: &AuditEntry,
     ) -> Result<bool>;
 }

@@ -31,20 +31,27 @@
 //! JSON value the HTTP adapter has parsed.
 //!
 //! Templates are stored per enterprise ([`record`]: the bodies of create, replace and merge
-//! patch; `ports::TemplateStore`); [`settings_catalog`] answers the catalog for forms.
+//! patch; `ports::TemplateStore`); [`settings_catalog`] answers the catalog for forms. A
+//! [`plan`] compares rooms with a template; a [`job`] applies it, room by room
+//! ([`room_work`], [`room_outcome`]), and can be undone (`ports::TemplateJobStore` keeps jobs in the forms of
+//! [`job_json`]).
 
 mod catalog;
+pub mod job;
+pub mod job_json;
 mod key;
 mod outcome;
 pub mod plan;
 pub mod record;
+pub mod room_outcome;
+pub mod room_work;
 mod settings;
 mod space;
 pub mod time_zones;
 
 pub use catalog::settings_catalog;
 pub use key::{STANDBY_DELAYS, SettingKey};
-pub use outcome::{SettingOutcome, SettingOutcomes, all_unsupported};
+pub use outcome::{SettingOutcome, SettingOutcomes, WriteMode, all_unsupported};
 pub use record::{Template, TemplateDraft};
 pub use settings::TemplateSettings;
 pub use space::{SettingValue, ValueSpace};

@@ -17,6 +17,17 @@ pub enum SettingOutcome {
     Refused(String),
 }
 
+/// Which values a write may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Values inside roomlink's value spaces: a template's.
+    Apply,
+    /// Values a room held before a job wrote it, put back by an undo: checked only for their
+    /// type and for what the wire protocols cannot carry (see
+    /// [`super::ValueSpace::parse_restore`]); the room system judges the rest.
+    Restore,
+}
+
 /// Each asked key's outcome, in catalog order.
 pub type SettingOutcomes = BTreeMap<SettingKey, SettingOutcome>;
 

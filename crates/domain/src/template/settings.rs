@@ -1,6 +1,7 @@
 //! A template's settings: keys of the catalog with values inside their spaces.
 
 use super::key::SettingKey;
+use super::outcome::WriteMode;
 use super::space::SettingValue;
 use crate::enums::shorten;
 use crate::error::Error;
@@ -19,6 +20,12 @@ impl TemplateSettings {
     /// type (`null` included) and a value outside its space. An empty object is an empty
     /// template.
     pub fn from_json(body: &Value) -> Result<TemplateSettings, Error> {
+        TemplateSettings::from_json_for(body, WriteMode::Apply)
+    }
+
+    /// As [`TemplateSettings::from_json`] for `mode`: a restore's values are checked by
+    /// [`super::ValueSpace::parse_restore`].
+    pub fn from_json_for(body: &Value, mode: WriteMode) -> Result<TemplateSettings, Error> {
         let Value::Object(map) = body else {
             return Err(Error::invalid(
                 "settings: expected an object mapping setting keys to values",
@@ -33,7 +40,11 @@ impl TemplateSettings {
                     SettingKey::names()
                 ))
             })?;
-            values.insert(key, key.space().parse(key.name(), value)?);
+            let value = match mode {
+                WriteMode::Apply => key.space().parse(key.name(), value)?,
+                WriteMode::Restore => key.space().parse_restore(key.name(), value)?,
+            };
+            values.insert(key, value);
         }
         Ok(TemplateSettings { values })
     }
@@ -47,6 +58,15 @@ impl TemplateSettings {
             .map(|(k, v)| (k.name().to_owned(), v.to_json()))
             .collect();
         Value::Object(map)
+    }
+
+    /// Settings already inside their spaces (a later value of a key replaces an earlier one).
+    pub(crate) fn from_values(
+        values: impl IntoIterator<Item = (SettingKey, SettingValue)>,
+    ) -> Self {
+        TemplateSettings {
+            values: values.into_iter().collect(),
+        }
     }
 
     pub fn get(&self, key: SettingKey) -> Option<&SettingValue> {

@@ -5,6 +5,12 @@ use crate::enums::shorten;
 use crate::error::Error;
 use serde_json::Value;
 
+/// The largest whole number an undo writes back (every numeric setting is a count of minutes
+/// or a level, far below it).
+pub const RESTORED_MAX: i64 = 1_000_000;
+/// The longest text an undo writes back (Cisco's longest, `SIP DisplayName`, is 550).
+pub const RESTORED_MAX_CHARS: usize = 1024;
+
 /// What values a setting takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueSpace {
@@ -130,6 +136,29 @@ impl ValueSpace {
                 .ok_or_else(refuse),
             _ => Err(refuse()),
         }
+    }
+
+    /// A value a room system held, to be written back to it (an undo): the same type as this
+    /// space's, but any whole number from 0 to [`RESTORED_MAX`] and any clean text up to
+    /// [`RESTORED_MAX_CHARS`] characters, since the room took it before and its vendor's space
+    /// may be wider than roomlink's (a Cisco standby delay of 10 minutes). Literals and time
+    /// zones stay in their lists: drivers map only those. Texts still refuse control characters
+    /// and `"`, which the command lines of Cisco SSH and Poly Telnet cannot carry.
+    pub fn parse_restore(&self, key: &str, value: &Value) -> Result<SettingValue, Error> {
+        let loose = match self {
+            ValueSpace::IntegerRange { .. } | ValueSpace::IntegerSet(_) => {
+                ValueSpace::IntegerRange {
+                    min: 0,
+                    max: RESTORED_MAX,
+                }
+            }
+            ValueSpace::Text { .. } => ValueSpace::Text {
+                min_chars: 0,
+                max_chars: RESTORED_MAX_CHARS,
+            },
+            ValueSpace::Literal(_) | ValueSpace::TimeZone => *self,
+        };
+        loose.parse(key, value)
     }
 
     /// Every value of a finite space (`None` for texts): what the listener's tests hand to each

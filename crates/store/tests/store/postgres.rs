@@ -67,7 +67,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-12-03-000000_health_history",
             "2026-12-04-000000_usage_rollups",
             "2026-12-05-000000_auth_failures",
-            "2026-12-06-000000_templates"
+            "2026-12-06-000000_templates",
+            "2026-12-07-000000_template_jobs"
         ]
     );
     let migrated = schema(db.url()).await;

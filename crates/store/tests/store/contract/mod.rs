@@ -14,6 +14,7 @@ mod keys;
 mod links;
 mod pairing;
 mod records;
+mod template_jobs;
 mod templates;
 mod usage;
 mod webhooks;
@@ -29,6 +30,7 @@ pub use keys::*;
 pub use links::*;
 pub use pairing::*;
 pub use records::*;
+pub use template_jobs::*;
 pub use templates::*;
 pub use usage::*;
 pub use webhooks::*;
@@ -125,6 +127,11 @@ macro_rules! contract_tests {
             templates_round_trip_listed_by_name_and_scoped,
             template_names_are_unique_per_enterprise_without_regard_to_case,
             templates_are_limited_per_enterprise,
+            template_jobs_round_trip_with_every_room_state,
+            one_template_job_runs_per_enterprise,
+            template_job_claims_are_exclusive_until_they_lapse,
+            orphaned_template_jobs_are_running_with_a_lapsed_claim,
+            template_jobs_list_newest_first_limited_and_scoped,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(

@@ -1,0 +1,2 @@
+DROP TABLE template_job_rooms;
+DROP TABLE template_jobs;
