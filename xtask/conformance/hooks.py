@@ -41,6 +41,7 @@ JSON_BODY_OPERATIONS = (
     "templates.update",
     "templates.patch",
     "templates.plan",
+    "templates.apply",
 )
 
 CONTROL_OPERATIONS = (

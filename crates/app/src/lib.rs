@@ -32,6 +32,7 @@ pub mod revocation;
 pub mod rounds;
 pub mod snapshots;
 pub mod status_writes;
+pub mod template_jobs;
 pub mod template_plans;
 pub mod templates;
 pub mod tokens;
@@ -91,6 +92,7 @@ pub struct Services {
     pub webhooks: Arc<webhooks::WebhookService>,
     pub templates: Arc<templates::TemplateService>,
     pub template_plans: Arc<template_plans::TemplatePlans>,
+    pub template_jobs: Arc<template_jobs::TemplateJobs>,
     pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
     pub health_watch: Arc<webhooks::HealthWatch>,
     pub live_tickets: Arc<live::LiveTickets>,
@@ -128,6 +130,8 @@ pub struct Policies {
     pub webhook_delivery: webhooks::DeliveryPolicy,
     /// The hosts webhook subscriptions may name.
     pub webhook_hosts: roomlink_domain::calendar::account::AllowedHosts,
+    /// How template jobs are claimed and paced.
+    pub template_jobs: template_jobs::JobPolicy,
     /// Set in a cluster: failed authentications count in the shared database.
     pub shared_allowances: Option<auth_failures::SharedAllowances>,
 }
@@ -276,13 +280,26 @@ impl Services {
             history: store.clone(),
             fleet: Default::default(),
         });
+        let template_plans = Arc::new(template_plans::TemplatePlans {
+            templates: store.clone(),
+            endpoints: store.clone(),
+            listeners: store.clone(),
+            control: control.clone(),
+        });
         Services {
-            template_plans: Arc::new(template_plans::TemplatePlans {
-                templates: store.clone(),
-                endpoints: store.clone(),
-                listeners: store.clone(),
-                control: control.clone(),
-            }),
+            template_jobs: Arc::new(template_jobs::TemplateJobs::new(
+                store.clone(),
+                store.clone(),
+                store.clone(),
+                template_plans.clone(),
+                control.clone(),
+                ports.clock.clone(),
+                ports.ids.clone(),
+                auditor.clone(),
+                changes.clone(),
+                policies.template_jobs,
+            )),
+            template_plans,
             templates: Arc::new(templates::TemplateService {
                 store: store.clone(),
                 ids: ports.ids.clone(),

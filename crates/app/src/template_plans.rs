@@ -103,7 +103,7 @@ impl TemplatePlans {
     }
 
     /// The chosen endpoints, in the order given (by id) or by name.
-    async fn rooms(
+    pub(crate) async fn rooms(
         &self,
         enterprise: &EnterpriseId,
         selection: &RoomSelection,

@@ -236,6 +236,8 @@ pub(crate) enum Success {
     Json(&'static str),
     /// 201 with a JSON body of this component schema and `Location`, the new record's URL.
     Created(&'static str),
+    /// 202 with a JSON body of this component schema and `Location`, the started job's URL.
+    Accepted(&'static str),
     /// 200 with a JSON array of this component schema.
     JsonList(&'static str),
     /// 200 with another content type.

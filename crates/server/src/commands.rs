@@ -168,6 +168,11 @@ pub async fn start_with(settings: &Settings, wiring: Wiring) -> anyhow::Result<R
             services.clone(),
             Duration::from_millis(settings.webhooks.delivery_interval_ms.max(50)),
         )),
+        // A quarter of the lease: a stopped instance's jobs resume soon after it lapses.
+        tokio::spawn(run_template_jobs(
+            services.clone(),
+            Duration::from_millis((settings.templates.job_lease_secs * 250).max(1000)),
+        )),
     ];
     if let (Some(limiter), Some(cluster)) = (&limiter, &cluster) {
         background.push(tokio::spawn(report_admitted(
@@ -418,6 +423,51 @@ async fn deliver_webhooks(services: Services, every: Duration) {
                 tracing::warn!(error = %e, "webhook delivery round failed");
             }
             Err(_) => {}
+        }
+    }
+}
+
+/// Runs template jobs: each started here at once, and any whose instance stopped renewing its
+/// claim (a crash, a restart) once it lapses. Each job is its own task; a job's rooms are paced
+/// by `roomlink_app::template_jobs`. Stopping the service drops the tasks: their jobs are
+/// resumed from the database by the next instance to look.
+async fn run_template_jobs(services: Services, every: Duration) {
+    use futures::StreamExt;
+    let Some(mut started) = services.template_jobs.take_started() else {
+        return;
+    };
+    let spawn = |(enterprise, id): roomlink_app::template_jobs::JobRef| {
+        let jobs = services.template_jobs.clone();
+        tokio::spawn(async move {
+            match jobs.run(&enterprise, &id).await {
+                Ok(roomlink_app::template_jobs::JobRun::Finished(p)) => tracing::info!(
+                    job = %id,
+                    rooms = p.rooms,
+                    unreachable = p.unreachable,
+                    applied = p.applied,
+                    refused = p.refused,
+                    "template job finished (GET /api/jobs/{{id}})"
+                ),
+                Ok(_) => {}
+                // Its claim lapses and a later scan resumes it.
+                Err(e) => tracing::warn!(job = %id, error = %e, "template job stopped"),
+            }
+        });
+    };
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            Some(job) = started.next() => spawn(job),
+            _ = tick.tick() => match services.template_jobs.orphans().await {
+                Ok(orphans) => {
+                    for job in orphans {
+                        tracing::info!(job = %job.1, "resuming a template job its instance left");
+                        spawn(job);
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "template jobs: cannot look for orphans"),
+            },
         }
     }
 }

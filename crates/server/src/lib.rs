@@ -259,6 +259,11 @@ async fn wire(
             ..Default::default()
         },
         webhook_hosts: AllowedHosts::from_list(&settings.webhooks.allowed_hosts),
+        template_jobs: roomlink_app::template_jobs::JobPolicy {
+            lease_ms: secs_to_ms(settings.templates.job_lease_secs),
+            rooms_per_listener: settings.templates.rooms_per_listener as usize,
+            ..Default::default()
+        },
         endpoint_list_cache_bytes: ListCacheBudget(
             settings
                 .server

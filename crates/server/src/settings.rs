@@ -21,6 +21,7 @@ pub struct Settings {
     pub usage: UsageSettings,
     pub inventory: InventorySettings,
     pub webhooks: WebhookSettings,
+    pub templates: TemplateJobSettings,
     pub security: SecuritySettings,
     pub log: LogSettings,
     pub limits: LimitSettings,
@@ -442,6 +443,8 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("webhooks.timeout_ms", Builtin::Whole(10_000)),
     ("webhooks.lease_secs", Builtin::Whole(60)),
     ("webhooks.delivery_interval_ms", Builtin::Whole(1_000)),
+    ("templates.job_lease_secs", Builtin::Whole(60)),
+    ("templates.rooms_per_listener", Builtin::Whole(2)),
     (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
@@ -526,6 +529,8 @@ pub const KNOWN: &[&str] = &[
     "webhooks.timeout_ms",
     "webhooks.lease_secs",
     "webhooks.delivery_interval_ms",
+    "templates.job_lease_secs",
+    "templates.rooms_per_listener",
     "security.service_key",
     "security.previous_service_keys",
     "security.service_key_file",
@@ -686,8 +691,10 @@ fn check_bind(bind: &str) -> Result<(), SettingsError> {
 
 mod ranges;
 mod suggest;
+mod templates;
 mod webhooks;
 pub use ranges::{Bounds, RANGES, Range};
+pub use templates::TemplateJobSettings;
 pub use webhooks::WebhookSettings;
 #[cfg(test)]
 mod tests;

@@ -141,6 +141,7 @@ fn success_status(success: Success) -> &'static str {
         Success::NoContent => "204",
         Success::Upgrade => "101",
         Success::Created(_) => "201",
+        Success::Accepted(_) => "202",
         Success::Json(_) | Success::JsonList(_) | Success::Other(_) => "200",
     }
 }
@@ -151,7 +152,7 @@ fn success(description: &Description, table: &'static [Operation]) -> Response {
         Success::Upgrade => ResponseBuilder::new()
             .description("Switching Protocols: the connection is now the listener's WebSocket.")
             .build(),
-        Success::Json(schema) | Success::Created(schema) => {
+        Success::Json(schema) | Success::Created(schema) | Success::Accepted(schema) => {
             let mut response = ResponseBuilder::new()
                 .description("OK.")
                 .content("application/json", json_content(reference(schema)));
@@ -161,6 +162,15 @@ fn success(description: &Description, table: &'static [Operation]) -> Response {
                     HeaderBuilder::new()
                         .schema(string())
                         .description(Some("The new record's URL."))
+                        .build(),
+                );
+            }
+            if let Success::Accepted(_) = description.success {
+                response = response.description("Accepted: the job runs on.").header(
+                    "Location",
+                    HeaderBuilder::new()
+                        .schema(string())
+                        .description(Some("The job's URL."))
                         .build(),
                 );
             }

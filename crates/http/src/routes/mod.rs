@@ -20,6 +20,7 @@ mod listeners;
 mod live;
 mod pairing;
 mod probes;
+mod template_jobs;
 mod template_plans;
 mod templates;
 #[cfg(test)]
@@ -116,6 +117,10 @@ pub(crate) const TABLE: &[Operation] = &[
     templates::PATCH,
     templates::DELETE,
     template_plans::PLAN,
+    template_jobs::APPLY,
+    template_jobs::LIST,
+    template_jobs::GET,
+    template_jobs::UNDO,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table

@@ -35,6 +35,8 @@ pub const RANGES: &[Range] = &[
     whole("webhooks.timeout_ms", 100, 60_000),
     whole("webhooks.lease_secs", 5, 3_600),
     whole("webhooks.delivery_interval_ms", 50, 60_000),
+    whole("templates.job_lease_secs", 5, 3_600),
+    whole("templates.rooms_per_listener", 1, 16),
     whole("security.bcrypt_cost", 4, 31),
     whole("security.verified_password_cache_secs", 0, 3600),
     whole("security.token_cache_ms", 0, 60_000),

@@ -183,6 +183,9 @@ allowed_hosts = "hooks.corp.example"
 timeout_ms = 2000
 lease_secs = 30
 delivery_interval_ms = 200
+[templates]
+job_lease_secs = 30
+rooms_per_listener = 4
 [security]
 service_key = "k"
 previous_service_keys = "p1,p2"
@@ -249,6 +252,10 @@ meet_hosts = ["meet.google.com"]
             s.webhooks.delivery_interval_ms
         ),
         (2000, 30, 200)
+    );
+    assert_eq!(
+        (s.templates.job_lease_secs, s.templates.rooms_per_listener),
+        (30, 4)
     );
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");

@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{
 };
 
 /// A value as a room or a template holds it: a number or a text.
-fn value(description: &str) -> ObjectBuilder {
+pub(super) fn value(description: &str) -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::SchemaType::Array(vec![
             Type::Integer,
@@ -27,7 +27,7 @@ fn id() -> ObjectBuilder {
         .pattern(Some("^[A-Za-z0-9_-]+$"))
 }
 
-fn count(description: &str) -> ObjectBuilder {
+pub(super) fn count(description: &str) -> ObjectBuilder {
     integer(false)
         .minimum(Some(0.0))
         .description(Some(description))
