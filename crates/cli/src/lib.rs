@@ -164,6 +164,39 @@ pub enum TemplateCommand {
         #[arg(long, value_delimiter = ',')]
         endpoint: Vec<String>,
     },
+    /// Apply a template to rooms as a job, watched with a progress bar until it ends; a row
+    /// per room and setting with its outcome
+    Apply {
+        id: String,
+        /// Every room of the enterprise
+        #[arg(long, conflicts_with_all = ["listener", "endpoint"])]
+        all: bool,
+        /// The rooms of this listener service (its id)
+        #[arg(long, conflicts_with = "endpoint")]
+        listener: Option<String>,
+        /// These rooms (endpoint ids; repeat or comma-separate)
+        #[arg(long, value_delimiter = ',')]
+        endpoint: Vec<String>,
+        /// Start the job and print its id without waiting for it
+        #[arg(long)]
+        no_wait: bool,
+        /// Exit 3 when a room was unreachable or refused a setting
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Undo a finished apply job: restore what it replaced, where the rooms still hold it
+    Undo {
+        job: String,
+        #[arg(long)]
+        no_wait: bool,
+        /// Exit 3 when a room was unreachable or refused a setting
+        #[arg(long)]
+        strict: bool,
+    },
+    /// The enterprise's recent template jobs
+    Jobs,
+    /// One job: a row per room and setting with its outcome
+    Job { id: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -481,7 +514,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
             webhooks::webhooks(&client(g)?, &action, g.json, out).map(|()| 0)
         }
         Command::Template(command) => {
-            use templates::{Rooms, TemplateAction as A};
+            use templates::TemplateAction as A;
+            let mut strict_job = false;
             let action = match command {
                 TemplateCommand::List => A::List,
                 TemplateCommand::Show { id } => A::Show { id },
@@ -499,23 +533,45 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                     all,
                     listener,
                     endpoint,
+                } => A::Plan {
+                    id,
+                    rooms: rooms_of("plan", *all, listener, endpoint)?,
+                },
+                TemplateCommand::Apply {
+                    id,
+                    all,
+                    listener,
+                    endpoint,
+                    no_wait,
+                    strict,
                 } => {
-                    let rooms = match (all, listener) {
-                        (true, _) => Rooms::All,
-                        (false, Some(listener)) => Rooms::Listener(listener),
-                        (false, None) if !endpoint.is_empty() => Rooms::Endpoints(endpoint),
-                        (false, None) => {
-                            return Err(CliError::Other(
-                                "template plan: choose rooms with --all, --listener ID or \
-                                 --endpoint ID[,ID...]"
-                                    .into(),
-                            ));
-                        }
-                    };
-                    A::Plan { id, rooms }
+                    strict_job = *strict;
+                    A::Apply {
+                        id,
+                        rooms: rooms_of("apply", *all, listener, endpoint)?,
+                        wait: !no_wait,
+                    }
                 }
+                TemplateCommand::Undo {
+                    job,
+                    no_wait,
+                    strict,
+                } => {
+                    strict_job = *strict;
+                    A::Undo {
+                        job,
+                        wait: !no_wait,
+                    }
+                }
+                TemplateCommand::Jobs => A::Jobs,
+                TemplateCommand::Job { id } => A::Job { id },
             };
-            templates::templates(&client(g)?, &action, g.json, out).map(|()| 0)
+            let end = templates::templates(&client(g)?, &action, g.json, out)?;
+            Ok(if strict_job && end == templates::JobEnd::Incomplete {
+                3
+            } else {
+                0
+            })
         }
         Command::Inventory {
             software_version,
@@ -529,5 +585,23 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
             };
             inventory::inventory(&client(g)?, &filter, g.json, out).map(|()| 0)
         }
+    }
+}
+
+/// The rooms `--all`, `--listener` or `--endpoint` choose for `template <verb>`.
+fn rooms_of<'a>(
+    verb: &str,
+    all: bool,
+    listener: &'a Option<String>,
+    endpoint: &'a [String],
+) -> Result<templates::Rooms<'a>, CliError> {
+    use templates::Rooms;
+    match (all, listener) {
+        (true, _) => Ok(Rooms::All),
+        (false, Some(listener)) => Ok(Rooms::Listener(listener)),
+        (false, None) if !endpoint.is_empty() => Ok(Rooms::Endpoints(endpoint)),
+        (false, None) => Err(CliError::Other(format!(
+            "template {verb}: choose rooms with --all, --listener ID or --endpoint ID[,ID...]"
+        ))),
     }
 }

@@ -1,11 +1,17 @@
 //! `template`: configuration templates (`/api/templates`): list, show, create from
-//! `key=value` pairs, and plan one on rooms as a table of changes.
+//! `key=value` pairs, plan one on rooms as a table of changes, apply it as a job (watched
+//! with a progress bar until it ends) and undo a job; `jobs` and `job` read jobs back.
 
 use crate::client::{CliError, Client, json_body};
 use crate::output::{cell, json, table};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use reqwest::Method;
 use serde_json::{Map, Value, json as body};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+/// How often a watched job is read again.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
 
 /// Which rooms a plan is for.
 #[derive(Debug)]
@@ -41,6 +47,30 @@ pub enum TemplateAction<'a> {
         id: &'a str,
         rooms: Rooms<'a>,
     },
+    /// Start applying; with `wait`, watch the job to its end.
+    Apply {
+        id: &'a str,
+        rooms: Rooms<'a>,
+        wait: bool,
+    },
+    /// Start undoing an apply job.
+    Undo {
+        job: &'a str,
+        wait: bool,
+    },
+    Jobs,
+    Job {
+        id: &'a str,
+    },
+}
+
+/// What a job's end says about exit status: whether every room was reached and took every
+/// setting it supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobEnd {
+    Clean,
+    /// Some room was unreachable or refused a setting (`--strict` exits 3).
+    Incomplete,
 }
 
 /// `key=value` pairs as a settings object: a value of digits is a number, any other value a
@@ -67,7 +97,7 @@ pub fn templates(
     action: &TemplateAction<'_>,
     as_json: bool,
     out: &mut dyn Write,
-) -> Result<(), CliError> {
+) -> Result<JobEnd, CliError> {
     let call = |method: Method, segments: &[&str], payload: Option<Value>| {
         let mut request = client.request(method, client.url(segments, &[]));
         if let Some(payload) = payload {
@@ -79,7 +109,7 @@ pub fn templates(
         TemplateAction::List => {
             let all = call(Method::GET, &["api", "templates"], None)?;
             if as_json {
-                return Ok(json(out, &all)?);
+                return Ok(json(out, &all)?).map(|()| JobEnd::Clean);
             }
             let rows: Vec<Vec<String>> = all
                 .as_array()
@@ -100,7 +130,7 @@ pub fn templates(
         TemplateAction::Show { id } => {
             let template = call(Method::GET, &["api", "templates", id], None)?;
             if as_json {
-                return Ok(json(out, &template)?);
+                return Ok(json(out, &template)?).map(|()| JobEnd::Clean);
             }
             writeln!(
                 out,
@@ -129,7 +159,7 @@ pub fn templates(
                 Some(body!({"name": name, "description": description, "settings": settings})),
             )?;
             if as_json {
-                return Ok(json(out, &created)?);
+                return Ok(json(out, &created)?).map(|()| JobEnd::Clean);
             }
             writeln!(out, "created template {}", cell(&created["id"]))?;
         }
@@ -140,7 +170,7 @@ pub fn templates(
                 Some(body!({"rooms": rooms.to_json()})),
             )?;
             if as_json {
-                return Ok(json(out, &plan)?);
+                return Ok(json(out, &plan)?).map(|()| JobEnd::Clean);
             }
             table(
                 out,
@@ -160,8 +190,176 @@ pub fn templates(
                 cell(&s["unreadable"]),
             )?;
         }
+        TemplateAction::Apply { id, rooms, wait } => {
+            let job = call(
+                Method::POST,
+                &["api", "templates", id, "apply"],
+                Some(body!({"rooms": rooms.to_json()})),
+            )?;
+            return started(client, job, *wait, as_json, out);
+        }
+        TemplateAction::Undo { job, wait } => {
+            let job = call(Method::POST, &["api", "jobs", job, "undo"], None)?;
+            return started(client, job, *wait, as_json, out);
+        }
+        TemplateAction::Jobs => {
+            let all = call(Method::GET, &["api", "jobs"], None)?;
+            if as_json {
+                return Ok(json(out, &all)?).map(|()| JobEnd::Clean);
+            }
+            let rows: Vec<Vec<String>> = all
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|j| {
+                    let p = &j["progress"];
+                    vec![
+                        cell(&j["id"]),
+                        cell(&j["kind"]),
+                        cell(&j["templateName"]),
+                        cell(&j["state"]),
+                        format!("{}/{}", cell(&p["done"]), cell(&p["rooms"])),
+                        cell(&j["createdBy"]),
+                    ]
+                })
+                .collect();
+            table(
+                out,
+                &["ID", "KIND", "TEMPLATE", "STATE", "ROOMS", "BY"],
+                &rows,
+            )?;
+        }
+        TemplateAction::Job { id } => {
+            let job = call(Method::GET, &["api", "jobs", id], None)?;
+            return report(&job, as_json, out);
+        }
     }
-    Ok(())
+    Ok(JobEnd::Clean)
+}
+
+/// A job just started: its id alone, or (with `wait`) watched to its end and reported.
+fn started(
+    client: &Client,
+    job: Value,
+    wait: bool,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> Result<JobEnd, CliError> {
+    if !wait {
+        if as_json {
+            json(out, &job)?;
+        } else {
+            writeln!(
+                out,
+                "started job {} on {} rooms (roomlinkctl template job {})",
+                cell(&job["id"]),
+                cell(&job["progress"]["rooms"]),
+                cell(&job["id"])
+            )?;
+        }
+        return Ok(JobEnd::Clean);
+    }
+    let job = watch(client, job)?;
+    report(&job, as_json, out)
+}
+
+/// Reads the job again until it has finished, with a bar of rooms done on a terminal.
+fn watch(client: &Client, mut job: Value) -> Result<Value, CliError> {
+    let id = cell(&job["id"]);
+    let bar = rooms_bar(job["progress"]["rooms"].as_u64().unwrap_or(0), &id);
+    while job["state"] != "finished" {
+        bar.set_position(job["progress"]["done"].as_u64().unwrap_or(0));
+        std::thread::sleep(WATCH_EVERY);
+        job = client.get_json(&["api", "jobs", &id])?;
+    }
+    bar.finish_and_clear();
+    Ok(job)
+}
+
+fn rooms_bar(rooms: u64, id: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(rooms), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} job {msg} [{bar:30}] {pos}/{len} rooms {elapsed}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(id.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// A job as a row per room and setting, then its summary line.
+fn report(job: &Value, as_json: bool, out: &mut dyn Write) -> Result<JobEnd, CliError> {
+    let p = &job["progress"];
+    let end = if p["unreachable"].as_u64().unwrap_or(0) + p["refused"].as_u64().unwrap_or(0) > 0 {
+        JobEnd::Incomplete
+    } else {
+        JobEnd::Clean
+    };
+    if as_json {
+        json(out, job)?;
+        return Ok(end);
+    }
+    table(
+        out,
+        &["ROOM", "KEY", "OUTCOME", "BEFORE", "AFTER"],
+        &job_rows(job),
+    )?;
+    writeln!(
+        out,
+        "{} job {} ({}): {}/{} rooms done, {} unreachable; {} settings applied, {} unchanged, {} refused, {} unsupported, {} unreadable, {} skipped",
+        cell(&job["kind"]),
+        cell(&job["id"]),
+        cell(&job["state"]),
+        cell(&p["done"]),
+        cell(&p["rooms"]),
+        cell(&p["unreachable"]),
+        cell(&p["applied"]),
+        cell(&p["unchanged"]),
+        cell(&p["refused"]),
+        cell(&p["unsupported"]),
+        cell(&p["unreadable"]),
+        cell(&p["skipped"]),
+    )?;
+    Ok(end)
+}
+
+/// One row per room and key (pending ones as `pending`); an unreachable room is one row.
+fn job_rows(job: &Value) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for room in job["rooms"].as_array().into_iter().flatten() {
+        let name = cell(&room["name"]);
+        if let Some(unreachable) = room.get("unreachable") {
+            rows.push(unreachable_row(name, unreachable));
+            continue;
+        }
+        for (key, entry) in room["settings"].as_object().into_iter().flatten() {
+            let outcome = entry["outcome"]
+                .as_str()
+                .map_or_else(|| cell(&room["state"]), str::to_owned);
+            let (before, after) = match outcome.as_str() {
+                "applied" => (cell(&entry["from"]), cell(&entry["to"])),
+                "unchanged" => (cell(&entry["to"]), cell(&entry["to"])),
+                "pending" | "writing" => ("-".into(), cell(&entry["to"])),
+                _ => (cell(&entry["reason"]), "-".into()),
+            };
+            rows.push(vec![name.clone(), key.clone(), outcome, before, after]);
+        }
+    }
+    rows
+}
+
+/// An unreachable room's one row: its catalog error.
+fn unreachable_row(name: String, unreachable: &Value) -> Vec<String> {
+    let error = format!(
+        "{}: {}",
+        cell(&unreachable["code"]),
+        cell(&unreachable["message"])
+    );
+    vec![name, "-".into(), "unreachable".into(), error, "-".into()]
 }
 
 /// One row per room and key; an unreachable room is one row with its error.
@@ -170,17 +368,7 @@ fn plan_rows(plan: &Value) -> Vec<Vec<String>> {
     for room in plan["rooms"].as_array().into_iter().flatten() {
         let name = cell(&room["name"]);
         if let Some(unreachable) = room.get("unreachable") {
-            rows.push(vec![
-                name,
-                "-".into(),
-                "unreachable".into(),
-                format!(
-                    "{}: {}",
-                    cell(&unreachable["code"]),
-                    cell(&unreachable["message"])
-                ),
-                "-".into(),
-            ]);
+            rows.push(unreachable_row(name, unreachable));
             continue;
         }
         for (key, entry) in room["settings"].as_object().into_iter().flatten() {
@@ -219,6 +407,28 @@ mod tests {
         assert_eq!(settings["system.name"], "+47");
         assert_eq!(settings["welcome.message"], "a=b");
         assert!(settings_of(&["time_zone".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn a_job_is_a_row_per_room_and_key() {
+        let job = body!({"rooms": [
+            {"endpointId": "e1", "name": "Oslo", "state": "done", "settings": {
+                "system.name": {"outcome": "refused", "reason": "Permission denied", "to": "O"},
+                "time_zone": {"outcome": "applied", "from": "Etc/UTC", "to": "Europe/Oslo"}}},
+            {"endpointId": "e2", "name": "Bergen", "state": "pending", "settings": {
+                "time_zone": {"to": "Europe/Oslo"}}},
+            {"endpointId": "e3", "name": "Hamar", "state": "done", "settings": {},
+             "unreachable": {"code": "ListenerOffline", "message": "offline"}},
+        ]});
+        assert_eq!(
+            job_rows(&job),
+            [
+                vec!["Oslo", "system.name", "refused", "Permission denied", "-"],
+                vec!["Oslo", "time_zone", "applied", "Etc/UTC", "Europe/Oslo"],
+                vec!["Bergen", "time_zone", "pending", "-", "Europe/Oslo"],
+                vec!["Hamar", "-", "unreachable", "ListenerOffline: offline", "-"],
+            ]
+        );
     }
 
     #[test]

@@ -647,4 +647,45 @@ fn templates_are_created_listed_shown_and_planned() {
     let out = run(ctl().args(["template", "plan", &id]));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--all, --listener ID or --endpoint"));
+
+    // Applied to a room no listener serves: the job runs in the service, the command watches
+    // it to its end, and the room is reported unreachable (exit 3 with --strict).
+    let file = service.dir.path().join("lobby.csv");
+    std::fs::write(&file, "name,password\nLobby,pw\n").unwrap();
+    let out = run(ctl().args(["csv", "upload", "--strict"]).arg(&file));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(ctl().args(["template", "apply", &id, "--all", "--strict"]));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.starts_with("ROOM "), "{report}");
+    assert!(
+        report.contains("Lobby") && report.contains("EndpointHasNoListenerService"),
+        "{report}"
+    );
+    assert!(report.contains("1/1 rooms done, 1 unreachable"), "{report}");
+    let jobs = json_out(&run(ctl().args(["template", "jobs", "--json"])));
+    let job = jobs[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(jobs[0]["state"], "finished", "{jobs}");
+    let listed = text(&run(ctl().args(["template", "jobs"])).stdout);
+    assert!(
+        listed.contains(&job) && listed.contains("Oslo rooms"),
+        "{listed}"
+    );
+    // Nothing was written, so there is nothing to undo: the service's refusal in one line.
+    let out = run(ctl().args(["template", "undo", &job]));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("roomlinkctl: Conflict (") && err.contains("nothing to undo"),
+        "{err}"
+    );
+    // Without waiting: the job's id, and the job read back once it has ended.
+    let out = run(ctl().args(["template", "apply", &id, "--all", "--no-wait"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let started = text(&out.stdout);
+    assert!(started.starts_with("started job "), "{started}");
+    let second = started.split_whitespace().nth(2).unwrap().to_owned();
+    let shown = json_out(&run(ctl().args(["template", "job", &second, "--json"])));
+    assert_eq!(shown["id"], second.as_str());
+    assert_eq!(shown["kind"], "apply");
 }
