@@ -155,6 +155,12 @@ NOT_EXPRESSIBLE["webhooks.create"]["LimitReached"] = [
 NOT_EXPRESSIBLE["templates.create"] = {
     "LimitReached": [("", "how many templates the enterprise holds already")]
 }
+NOT_EXPRESSIBLE["templates.apply"] = {
+    "Invalid": [
+        ("template ", "the stored template has no settings"),
+        ("rooms: the choice holds no room", "the enterprise has no room of that choice"),
+    ]
+}
 NOT_EXPRESSIBLE["listenerServices.delete"] = {
     "Invalid": [("listener service ", "a listener still named by endpoints cannot go")]
 }
