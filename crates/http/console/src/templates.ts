@@ -2,12 +2,12 @@
 // settings, a form built from the settings catalog (GET /api/templates/settings) to create one
 // (ROLE_READWRITE), delete (ROLE_READWRITE), and a template's plan on the rooms
 // (POST /api/templates/{id}/plan, any role) as a table: a row per room, a column per key.
-// A plan reads the rooms and writes nothing; applying and undoing come later.
+// A plan reads the rooms and writes nothing; *Apply* starts a job writing it
+// (POST /api/templates/{id}/apply), shown with its progress and undo by ./jobs.
 
 import { ApiError, Listener, canWrite, get, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
-
-type Value = string | number;
+import { Job, Value, errorText, jobsSection, plural, shown } from "./jobs";
 
 interface Template {
   id: string;
@@ -35,6 +35,9 @@ type KeyPlan =
   | { plan: "change"; from: Value | null; to: Value }
   | { plan: "unsupported" | "unreadable"; reason: string };
 
+/** The rooms a plan or an apply is about (the same body for both). */
+type Rooms = { all: true } | { listenerId: string };
+
 type RoomPlan =
   | { endpointId: string; name: string; settings: Record<string, KeyPlan> }
   | { endpointId: string; name: string; unreachable: { code: string; message: string } };
@@ -48,31 +51,19 @@ interface Plan {
   rooms: RoomPlan[];
 }
 
-function errorText(e: unknown): string {
-  if (e instanceof ApiError) return `${e.errorName}: ${e.message}`;
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** A value as the page shows it: text in quotes only when it is empty. */
-function shown(v: Value | null | undefined): string {
-  if (v === null || v === undefined) return "(none)";
-  if (v === "") return '""';
-  return String(v);
-}
-
 /** An id-safe form of a key (`standby.delay_minutes` → `standby-delay_minutes`). */
 function slug(key: string): string {
   return key.replace(/[^A-Za-z0-9_-]/g, "-");
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** The settings in the catalog's order (keys the catalog does not know last). */
 function ordered(settings: Record<string, Value>, catalog: Setting[]): string[] {
-  const known = catalog.map((s) => s.key).filter((k) => k in settings);
-  return [...known, ...Object.keys(settings).filter((k) => !known.includes(k))];
+  return orderedKeys(Object.keys(settings), catalog);
+}
+
+function orderedKeys(keys: string[], catalog: Setting[]): string[] {
+  const known = catalog.map((s) => s.key).filter((k) => keys.includes(k));
+  return [...known, ...keys.filter((k) => !known.includes(k))];
 }
 
 /** One key of one room in the plan table. */
@@ -110,19 +101,20 @@ export function templatesPage(main: HTMLElement): () => void {
   let planned: Template | null = null;
   let left = false;
   let planning = 0;
+  const jobs = jobsSection({ order: (keys) => orderedKeys(keys, catalog) });
 
   const runPlan = async () => {
     const t = planned;
     if (!t) return;
     const choice = roomsChoice.value;
-    const rooms = choice === "all" ? { all: true } : { listenerId: choice };
+    const rooms: Rooms = choice === "all" ? { all: true } : { listenerId: choice };
     const run = ++planning;
     planButton.disabled = true;
     replace(planOut, h("p", { class: "summary" }, "Reading the rooms…"));
     try {
       const plan = await send<Plan>("POST", `/api/templates/${encodeURIComponent(t.id)}/plan`, { rooms });
       if (left || run !== planning || !plan) return;
-      showPlan(t, plan);
+      showPlan(t, plan, rooms);
     } catch (e) {
       if (!left && run === planning) replace(planOut, h("p", { class: "error", role: "alert" }, errorText(e)));
     } finally {
@@ -130,7 +122,34 @@ export function templatesPage(main: HTMLElement): () => void {
     }
   };
 
-  const showPlan = (t: Template, plan: Plan) => {
+  /** Starts the job writing `plan`, on the same rooms the plan read. */
+  const apply = async (t: Template, plan: Plan, rooms: Rooms, button: HTMLButtonElement, help: HTMLElement, error: HTMLElement) => {
+    const s = plan.summary;
+    if (!window.confirm(`Apply “${t.name}” to ${plural(s.rooms, "room")}? The plan shows ${plural(s.changes, "change")} `
+      + `on ${plural(s.roomsChanging, "room")}. Each room is read again and only what differs is written; the job can be undone.`)) return;
+    button.disabled = true;
+    error.textContent = "";
+    let started = false;
+    try {
+      const job = await send<Job>("POST", `/api/templates/${encodeURIComponent(t.id)}/apply`, { rooms });
+      if (left || !job) return;
+      started = true;
+      // The rooms are changing: this plan no longer says what applying would do.
+      help.textContent = "Applied as the job below. Plan again to see the rooms as they are now.";
+      notify(`Applying “${t.name}”.`);
+      jobs.show(job, true);
+      jobs.refresh();
+    } catch (e) {
+      if (left) return;
+      // A conflict names the job running: the list shows it.
+      error.textContent = errorText(e, "Applying a template");
+      if (e instanceof ApiError && e.status === 409) jobs.refresh();
+    } finally {
+      button.disabled = started;
+    }
+  };
+
+  const showPlan = (t: Template, plan: Plan, rooms: Rooms) => {
     const s = plan.summary;
     const keys = ordered(t.settings, catalog);
     const summary = h("p", { class: "summary", id: "template-plan-summary" },
@@ -141,6 +160,14 @@ export function templatesPage(main: HTMLElement): () => void {
       replace(planOut, summary, h("p", null, "No room to plan on."));
       return;
     }
+    const applyError = h("p", { class: "error", role: "alert", id: "template-apply-error" });
+    const applyButton = h("button", { type: "button", id: "template-apply", disabled: s.changes === 0 }, "Apply");
+    const applyHelp = h("span", { class: "small field-help", id: "template-apply-help" }, s.changes === 0
+      ? "Nothing to apply: every room that could be read already has these values."
+      : `Writes the ${plural(s.changes, "change")} on these rooms as a job you can follow and undo.`);
+    applyButton.addEventListener("click", () => void apply(t, plan, rooms, applyButton, applyHelp, applyError));
+    // Offered to every user: the service decides, and a read-only user is told why it refused.
+    const applyBox = h("div", null, h("div", { class: "buttons with-help" }, applyButton, applyHelp), applyError);
     const rows = plan.rooms.map((r) => {
       const room = h("th", { scope: "row" }, h("a", { href: `#/room/${encodeURIComponent(r.endpointId)}` }, r.name));
       if ("unreachable" in r) {
@@ -154,13 +181,13 @@ export function templatesPage(main: HTMLElement): () => void {
       return h("tr", { "data-room": r.endpointId, class: changes ? "plan-changing" : null },
         room, keys.map((k) => planCell(r.settings[k])));
     });
-    replace(planOut, summary,
+    replace(planOut, summary, applyBox,
       h("div", { class: "table-wrap" }, h("table", { id: "template-plan-table", class: "plan-grid" },
         h("thead", null, h("tr", null, h("th", { scope: "col" }, "Room"),
           keys.map((k) => h("th", { scope: "col" }, h("code", null, k), h("div", { class: "small plan-target" }, `→ ${shown(t.settings[k])}`))))),
         h("tbody", null, rows))),
       h("p", { class: "small plan-legend" },
-        "from → to: would change · = value: already set · unsupported or unreadable: left alone (hover for why) · applying comes later."));
+        "from → to: would change · = value: already set · unsupported or unreadable: left alone (hover for why)."));
   };
 
   const planOn = (t: Template, focus: boolean) => {
@@ -318,9 +345,9 @@ export function templatesPage(main: HTMLElement): () => void {
   };
 
   replace(main, h("h1", null, "Templates"),
-    h("p", null, "A template is a named set of room settings in vendor-neutral keys. Plan it on the rooms to see, room by room, what it would change; planning reads the rooms and writes nothing. Applying a template and undoing it come later (issue #36)."),
-    list, planCard,
-    canWrite() ? formSlot : h("p", { class: "muted-text", id: "templates-read-only" }, "Creating and deleting templates needs ROLE_READWRITE."));
+    h("p", null, "A template is a named set of room settings in vendor-neutral keys. Plan it on the rooms to see, room by room, what it would change; planning reads the rooms and writes nothing. Applying the plan starts a job that writes the changes room by room, which you can follow here and undo."),
+    list, planCard, jobs.view, jobs.list,
+    canWrite() ? formSlot : h("p", { class: "muted-text", id: "templates-read-only" }, "Creating and deleting templates needs ROLE_READWRITE, as do applying and undoing them."));
 
   void (async () => {
     try {
@@ -339,5 +366,6 @@ export function templatesPage(main: HTMLElement): () => void {
   }).catch(() => undefined);
   return () => {
     left = true;
+    jobs.leave();
   };
 }

@@ -651,6 +651,65 @@ try {
     await shot("templates");
   });
 
+  // Applying the plan on screen (all rooms) starts a job, followed live until it finishes; its
+  // undo is a job of its own. Each wait is on the page's state, never a fixed time.
+  let applyJob = null;
+  await step("templates: Apply starts a job whose view follows it live to the end; a room shows applied", async () => {
+    const planned = (await api(`/api/templates/${template.id}/plan`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rooms: { all: true } }),
+    })).summary;
+    const apply = page.locator("#template-apply");
+    expect(await apply.isEnabled(), "Apply is enabled: the plan has changes");
+    let asked = "";
+    page.once("dialog", (d) => { asked = d.message(); void d.accept(); });
+    await apply.click();
+    expect(asked.includes("Oslo rooms") && asked.includes(`to ${planned.rooms} rooms`) && asked.includes(`${planned.changes} change`),
+      `the confirmation counts rooms and changes: ${asked} / ${JSON.stringify(planned)}`);
+    await page.locator("#template-job:not([hidden])").waitFor();
+    expect((await page.locator("#template-job-title").textContent()).includes("Apply “Oslo rooms”"), "the job view names the template");
+    await page.locator('#template-job-title [data-state="finished"]').waitFor({ timeout: 45000 });
+    const jobs = await api("/api/jobs");
+    applyJob = jobs.find((j) => j.kind === "apply" && j.templateId === template.id);
+    expect(applyJob && applyJob.state === "finished" && applyJob.progress.done === applyJob.progress.rooms, JSON.stringify(applyJob?.progress));
+    const bar = page.locator("#template-job-progress");
+    expect(await bar.getAttribute("value") === String(applyJob.progress.rooms), `the bar is full: ${await bar.getAttribute("value")}`);
+    const summary = await page.locator("#template-job-summary").textContent();
+    expect(summary.includes(`${applyJob.progress.applied} applied`) && summary.includes("1 room unreachable"), summary);
+    const zone = page.locator(`#template-job-table tr[data-room="${board.id}"] td[data-outcome]`).first();
+    expect(await zone.getAttribute("data-outcome") === "applied", `${board.name}: ${await zone.textContent()}`);
+    expect((await zone.textContent()).includes("appliedEtc/UTC → Europe/Oslo"), await zone.textContent());
+    const lobby = page.locator("#template-job-table tr.plan-unreachable").filter({ hasText: "Lobby screen" });
+    expect((await lobby.textContent()).includes("EndpointHasNoListenerService"), await lobby.textContent());
+    const polyZone = page.locator(`#template-job-table tr[data-room="${poly.id}"] td[data-outcome]`).first();
+    expect(await polyZone.getAttribute("data-outcome") === "unsupported"
+      && (await polyZone.locator(".job-reason").textContent()).length > 0, `Poly: ${await polyZone.textContent()}`);
+    // The jobs list has it, and opening it from there shows the same view.
+    const row = page.locator(`#template-jobs-table tr[data-job="${applyJob.id}"]`);
+    await row.locator('[data-state="finished"]').waitFor();
+    await page.locator("#template-job").scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => !document.querySelector("#toast")?.textContent, null, { timeout: 10000 });
+    await page.locator("#template-job").screenshot({ path: join(shots, "template-job.png") });
+  });
+
+  await step("templates: Undo starts the undo job, followed to the end; the room shows applied back", async () => {
+    let asked = "";
+    page.once("dialog", (d) => { asked = d.message(); void d.accept(); });
+    await page.locator("#template-undo").click();
+    expect(asked.includes(`${applyJob.progress.applied} settings`), `the confirmation counts the settings: ${asked}`);
+    await page.locator("#template-job-title").filter({ hasText: "Undo of “Oslo rooms”" }).waitFor();
+    await page.locator('#template-job-title [data-state="finished"]').waitFor({ timeout: 45000 });
+    const undoJob = (await api("/api/jobs")).find((j) => j.undoes === applyJob.id);
+    expect(undoJob && undoJob.kind === "undo" && undoJob.state === "finished" && undoJob.progress.applied > 0, JSON.stringify(undoJob?.progress));
+    const zone = page.locator(`#template-job-table tr[data-room="${board.id}"] td[data-outcome]`).first();
+    expect(await zone.getAttribute("data-outcome") === "applied", `${board.name}: ${await zone.textContent()}`);
+    expect((await zone.textContent()).includes("Europe/Oslo → Etc/UTC"), await zone.textContent());
+    expect(await page.locator("#template-undo").count() === 0, "an undo cannot be undone");
+    await page.locator(`#template-jobs-table tr[data-job="${undoJob.id}"] [data-state="finished"]`).waitFor();
+    // The apply job, opened from the list, links its undo.
+    await page.locator(`#template-jobs-table tr[data-job="${applyJob.id}"]`).getByRole("button", { name: "Open" }).click();
+    await page.locator("#template-job-facts").filter({ hasText: "undone by" }).waitFor();
+  });
+
   await step("templates: the plan behind one listener; delete asks first", async () => {
     const listener = (await api("/api/listenerservices")).find((l) => l.name === "Demo listener");
     await page.getByLabel("Rooms", { exact: true }).selectOption(listener.id);
@@ -721,6 +780,15 @@ try {
     await page.locator("#templates-read-only").waitFor();
     await row.getByRole("button", { name: "Plan on all rooms" }).click();
     await page.locator(`#template-plan-table tr[data-room="${board.id}"] td[data-plan="change"]`).first().waitFor({ timeout: 30000 });
+    // Apply is the service's to refuse: the 403 is said in words, and no job starts.
+    const before = (await api("/api/jobs")).length;
+    page.once("dialog", (d) => void d.accept());
+    await page.locator("#template-apply").click();
+    await page.locator("#template-apply-error:not(:empty)").waitFor();
+    const refused = await page.locator("#template-apply-error").textContent();
+    expect(refused.startsWith("Applying a template needs the read-write role (ROLE_READWRITE).") && refused.includes("Forbidden"), refused);
+    expect((await api("/api/jobs")).length === before, "no job started");
+    await page.locator(`#template-jobs-table tr[data-job="${applyJob.id}"]`).waitFor();
   });
 
   await step("on a phone", async () => {
