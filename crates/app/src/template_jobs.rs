@@ -346,25 +346,20 @@ impl TemplateJobs {
     async fn do_room(&self, job: &TemplateJob, position: usize) -> Result<bool> {
         let room = &job.rooms[position];
         let keys: Vec<_> = room.steps.keys().copied().collect();
-        let target = match self
-            .control
-            .target_of(&job.enterprise_id, &room.endpoint_id, "writeconfiguration")
-            .await
-        {
-            Ok(target) => target,
-            Err(e) => {
-                return self
-                    .save(job, position, &RoomState::Done(unreachable(&e)))
-                    .await;
-            }
+        let asked = async {
+            let target = self
+                .control
+                .target_of(&job.enterprise_id, &room.endpoint_id, "writeconfiguration")
+                .await?;
+            let read = self
+                .control
+                .transport
+                .read_configuration(&target, &keys)
+                .await?;
+            Ok::<_, roomlink_domain::error::Error>((target, read))
         };
-        let read = match self
-            .control
-            .transport
-            .read_configuration(&target, &keys)
-            .await
-        {
-            Ok(read) => read,
+        let (target, read) = match asked.await {
+            Ok(asked) => asked,
             Err(e) => {
                 return self
                     .save(job, position, &RoomState::Done(unreachable(&e)))
