@@ -194,6 +194,23 @@ impl DriverFailure {
         }
     }
 
+    /// This failure in the middle of a write, saying which keys of `done` were written
+    /// before it (every driver that writes settings one by one reports the same way).
+    pub fn written_before(mut self, done: &SettingOutcomes) -> Self {
+        let applied: Vec<&str> = done
+            .iter()
+            .filter(|(_, o)| matches!(o, SettingOutcome::Value(_)))
+            .map(|(k, _)| k.name())
+            .collect();
+        if !applied.is_empty() {
+            self.causes.push(format!(
+                "applied before the failure: {}",
+                applied.join(", ")
+            ));
+        }
+        self
+    }
+
     pub fn cause(mut self, cause: impl Into<String>) -> Self {
         self.causes.push(cause.into());
         self

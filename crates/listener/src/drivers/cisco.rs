@@ -104,25 +104,6 @@ pub fn dtmf_chunks(tones: &str) -> Vec<String> {
         .collect()
 }
 
-/// A failure in the middle of a write, saying which keys were written before it.
-pub fn written_before(
-    mut failure: crate::driver::DriverFailure,
-    done: &crate::driver::SettingOutcomes,
-) -> crate::driver::DriverFailure {
-    let applied: Vec<&str> = done
-        .iter()
-        .filter(|(_, o)| matches!(o, crate::driver::SettingOutcome::Value(_)))
-        .map(|(k, _)| k.name())
-        .collect();
-    if !applied.is_empty() {
-        failure.causes.push(format!(
-            "applied before the failure: {}",
-            applied.join(", ")
-        ));
-    }
-    failure
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,6 @@
 use super::xml::{self, Node};
 use super::{CiscoHttpDriver, Exchange, Firmware, Session};
 use crate::driver::{Device, DriverFailure, SettingOutcome, SettingOutcomes, all_unsupported};
-use crate::drivers::cisco;
 use crate::drivers::cisco_config::{self, Generation};
 use quick_xml::escape::escape;
 use roomlink_domain::template::{SettingKey, TemplateSettings};
@@ -153,12 +152,12 @@ impl CiscoHttpDriver {
             let reply = self
                 .call(device, &mut session, &Exchange::putxml(body))
                 .await
-                .map_err(|f| cisco::written_before(f, &outcomes))?;
+                .map_err(|f| f.written_before(&outcomes))?;
             let root = match xml::parse(&reply.body) {
                 Ok(root) => root,
                 Err(_) => {
                     let failure = super::failures::not_the_api(device, reply);
-                    return Err(cisco::written_before(failure, &outcomes));
+                    return Err(failure.written_before(&outcomes));
                 }
             };
             let outcome = cisco_config::write_outcome(&device.address, &write, refusal_in(&root));

@@ -145,7 +145,7 @@ impl CiscoSshDriver {
             let answer = self
                 .run(device, &line)
                 .await
-                .map_err(|f| crate::drivers::cisco::written_before(f, &outcomes))?;
+                .map_err(|f| f.written_before(&outcomes))?;
             let outcome = cisco_config::write_outcome(&device.address, &write, refusal(&answer));
             outcomes.insert(write.key, outcome);
         }

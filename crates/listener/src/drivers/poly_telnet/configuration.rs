@@ -16,7 +16,6 @@
 use super::session::Session;
 use super::{DEFAULT_PORT, PolyTelnetDriver, silence};
 use crate::driver::{Device, DriverFailure, SettingOutcome, SettingOutcomes};
-use crate::drivers::cisco::written_before;
 use crate::drivers::poly_config::{self, Answer};
 use roomlink_domain::template::{SettingKey, TemplateSettings};
 
@@ -83,7 +82,7 @@ impl PolyTelnetDriver {
                     }
                     outcomes.insert(key, outcome);
                 }
-                Err(failure) if writes => return Err(written_before(failure, &outcomes)),
+                Err(failure) if writes => return Err(failure.written_before(&outcomes)),
                 Err(failure) => return Err(failure),
             }
         }
