@@ -179,6 +179,11 @@ operations! {
     ListTemplateSettings => "templates.settings",
     PlanTemplate => "templates.plan",
     ApplyTemplate => "templates.apply",
+    ListTemplateRooms => "templates.rooms",
+    AssignTemplate => "templates.assign",
+    UnassignTemplate => "templates.unassign",
+    CheckTemplate => "templates.check",
+    ReapplyTemplate => "templates.reapply",
     ListJobs => "jobs.list",
     GetJob => "jobs.get",
     UndoJob => "jobs.undo",
@@ -229,6 +234,11 @@ impl Operation {
             | DeleteTemplate
             // Writing settings on room systems changes how they are set up, as provisioning does.
             | ApplyTemplate
+            | AssignTemplate
+            | UnassignTemplate
+            // A check records what it found and may tell webhooks: a write of observations.
+            | CheckTemplate
+            | ReapplyTemplate
             | UndoJob => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
             // caller's token is checked separately (see `authorize`).
@@ -238,7 +248,7 @@ impl Operation {
             | GetEnterprise | ListListenerServices | GetListenerService | ListFailures
             | ListCalendarAccounts | ListMeetings | ReadUsage | ListCallSessions | GetInventory
             | ListInventory | ReadRoomHealth | ReadRoomHealthHistory | ListTemplates | GetTemplate
-            | ListTemplateSettings | PlanTemplate | ListJobs | GetJob | LiveTicket | LiveEvents => {
+            | ListTemplateSettings | PlanTemplate | ListTemplateRooms | ListJobs | GetJob | LiveTicket | LiveEvents => {
                 Access::Read
             }
         }

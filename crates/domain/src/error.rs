@@ -99,6 +99,13 @@ catalog! {
     Conflict = Extension, 409, 1900000009, ["entityClass", "name"];
 }
 
+impl ErrorKind {
+    /// The entry whose wire name is `name`.
+    pub fn parse(name: &str) -> Option<ErrorKind> {
+        Self::ALL.iter().copied().find(|k| k.name() == name)
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

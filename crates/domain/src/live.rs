@@ -27,6 +27,8 @@ pub enum LiveTopic {
     Listeners,
     /// A template job started, finished a room, or ended.
     Jobs,
+    /// A drift check of a room assigned a template was recorded.
+    Drift,
 }
 
 impl LiveTopic {
@@ -38,6 +40,7 @@ impl LiveTopic {
             LiveTopic::Inventory => "inventory",
             LiveTopic::Listeners => "listeners",
             LiveTopic::Jobs => "jobs",
+            LiveTopic::Drift => "drift",
         }
     }
 }

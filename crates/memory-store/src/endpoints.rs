@@ -153,6 +153,8 @@ impl EndpointStore for MemoryStore {
         s.statuses.remove(&(enterprise.clone(), id.clone()));
         s.joins.remove(&(enterprise.clone(), id.clone()));
         s.inventories.remove(&(enterprise.clone(), id.clone()));
+        s.template_assignments
+            .remove(&(enterprise.clone(), id.clone()));
         s.sessions
             .retain(|(e, session)| !(e == enterprise && session.endpoint_id == *id));
         s.list_changed(enterprise);

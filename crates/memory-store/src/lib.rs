@@ -13,6 +13,7 @@ mod inventory;
 mod listeners;
 mod records;
 mod sealed;
+mod template_assignments;
 mod template_jobs;
 mod templates;
 mod tenants;
@@ -75,6 +76,8 @@ struct State {
     templates: Vec<roomlink_domain::template::Template>,
     /// Template jobs with their claims, in creation order.
     template_jobs: Vec<template_jobs::Held>,
+    /// Each assigned room's template and last drift check.
+    template_assignments: HashMap<(EnterpriseId, EndpointId), template_assignments::Held>,
     /// Failed-authentication allowances: each key's `tat`.
     auth_failures: HashMap<roomlink_domain::throttle::FailureKey, i64>,
 }

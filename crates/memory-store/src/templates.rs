@@ -101,6 +101,9 @@ impl TemplateStore for MemoryStore {
             .retain(|t| !(t.enterprise_id == *enterprise && t.id == *id));
         let deleted = s.templates.len() < before;
         if deleted {
+            // Its assignments go with it, as by the database's ON DELETE CASCADE.
+            s.template_assignments
+                .retain(|(e, _), held| !(e == enterprise && held.template() == id));
             s.audit(audit);
         }
         Ok(deleted)

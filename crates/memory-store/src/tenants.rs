@@ -126,6 +126,7 @@ impl EnterpriseStore for MemoryStore {
             inventories,
             templates,
             template_jobs,
+            template_assignments,
             ..
         } = &mut *s;
         for e in endpoints.iter().filter(|e| e.enterprise_id() == id) {
@@ -153,6 +154,7 @@ impl EnterpriseStore for MemoryStore {
         inventories.retain(|(e, _), _| e != id);
         templates.retain(|t| t.enterprise_id != *id);
         template_jobs.retain(|h| h.job.enterprise_id != *id);
+        template_assignments.retain(|(e, _), _| e != id);
         Ok(Some(revoked))
     }
 }

@@ -308,6 +308,7 @@ mod schema;
 mod sealed;
 mod sqlite_file;
 mod statuses;
+mod template_assignments;
 mod template_jobs;
 mod templates;
 #[cfg(feature = "testing")]

@@ -303,6 +303,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    template_assignments (endpoint_id) {
+        endpoint_id -> Text,
+        enterprise_id -> Text,
+        template_id -> Text,
+        assigned_ms -> BigInt,
+        checked_ms -> Nullable<BigInt>,
+        drift -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     webhook_deliveries (seq) {
         seq -> BigInt,
         subscription_id -> Text,
@@ -350,6 +361,8 @@ diesel::joinable!(listener_links -> listener_services (listener_id));
 diesel::joinable!(listener_checks -> listener_services (listener_id));
 diesel::joinable!(webhook_deliveries -> webhook_subscriptions (subscription_id));
 diesel::joinable!(template_job_rooms -> template_jobs (job_id));
+diesel::joinable!(template_assignments -> endpoints (endpoint_id));
+diesel::joinable!(template_assignments -> templates (template_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     enterprises,
@@ -375,4 +388,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     templates,
     template_jobs,
     template_job_rooms,
+    template_assignments,
 );

@@ -53,6 +53,7 @@ pub trait Store:
     + WebhookStore
     + TemplateStore
     + TemplateJobStore
+    + TemplateAssignmentStore
     + StoreHealth
 {
 }
@@ -78,6 +79,7 @@ impl<T> Store for T where
         + WebhookStore
         + TemplateStore
         + TemplateJobStore
+        + TemplateAssignmentStore
         + StoreHealth
 {
 }

@@ -1,10 +1,13 @@
-//! Configuration templates: [`TemplateStore`], and the jobs applying them: [`TemplateJobStore`].
+//! Configuration templates: [`TemplateStore`], the jobs applying them: [`TemplateJobStore`], and
+//! the rooms they are assigned to, with their drift checks: [`TemplateAssignmentStore`].
 
 use crate::audit::AuditEntry;
 use crate::error::Result;
-use crate::ids::{EnterpriseId, JobId, TemplateId};
+use crate::ids::{EndpointId, EnterpriseId, JobId, TemplateId};
 use crate::template::Template;
+use crate::template::drift::{Assignment, DriftRecord};
 use crate::template::job::{RoomState, TemplateJob};
+use crate::webhook::Event;
 use async_trait::async_trait;
 #[cfg(feature = "mock")]
 use mockall::automock;
@@ -88,5 +91,54 @@ pub trait TemplateJobStore: Send + Sync {
         owner: &str,
         at: i64,
         audit: &AuditEntry,
+    ) -> Result<bool>;
+}
+
+/// Which template each room is assigned (one at most), and the last drift check of each
+/// assigned room. Deleting a template or an endpoint removes its assignments.
+#[cfg_attr(feature = "mock", automock)]
+#[async_trait]
+pub trait TemplateAssignmentStore: Send + Sync {
+    /// Assigns `template` to `endpoints` (each of the enterprise's), moving a room assigned
+    /// another template (its drift record goes: it was about the other one); a room already
+    /// assigned `template` keeps its record. Returns how many rooms were assigned or moved.
+    /// `NotFound` (entity class `Template`) when the template is not the enterprise's.
+    async fn assign_template(
+        &self,
+        enterprise: &EnterpriseId,
+        template: &TemplateId,
+        endpoints: &[EndpointId],
+        at: i64,
+        audit: &AuditEntry,
+    ) -> Result<usize>;
+    /// Ends the assignment of those of `endpoints` assigned `template`; returns how many.
+    async fn unassign_template(
+        &self,
+        enterprise: &EnterpriseId,
+        template: &TemplateId,
+        endpoints: &[EndpointId],
+        audit: &AuditEntry,
+    ) -> Result<usize>;
+    /// The rooms assigned `template`, by endpoint name then id, each with the endpoint's name.
+    async fn assignments(
+        &self,
+        enterprise: &EnterpriseId,
+        template: &TemplateId,
+    ) -> Result<Vec<Assignment>>;
+    /// The assignments of those of `endpoints` that have one (any template), in no order.
+    async fn assignments_of(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoints: &[EndpointId],
+    ) -> Result<Vec<Assignment>>;
+    /// Stores a check's record, and `event` in the webhook outbox in the same transaction, if
+    /// `endpoint` is still assigned `template`: `false` (nothing written) otherwise.
+    async fn save_drift<'a>(
+        &self,
+        enterprise: &EnterpriseId,
+        endpoint: &EndpointId,
+        template: &TemplateId,
+        record: &DriftRecord,
+        event: Option<&'a Event>,
     ) -> Result<bool>;
 }

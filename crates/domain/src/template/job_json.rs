@@ -125,13 +125,12 @@ pub fn state_from_json(value: &Value) -> Result<RoomState, String> {
         Some("done") => {
             if let Some(unreachable) = value.get("unreachable") {
                 let code = unreachable.get("code").and_then(Value::as_str);
-                let kind = ErrorKind::ALL
-                    .iter()
-                    .find(|k| Some(k.name()) == code)
+                let kind = code
+                    .and_then(ErrorKind::parse)
                     .ok_or_else(|| format!("unknown error code {code:?}"))?;
                 let message = unreachable.get("message").and_then(Value::as_str);
                 return Ok(RoomState::Done(RoomOutcome::Unreachable {
-                    kind: *kind,
+                    kind,
                     message: message.unwrap_or_default().to_owned(),
                     previous: values_from_json(value.get("previous"))?,
                 }));

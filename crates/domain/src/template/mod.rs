@@ -34,9 +34,11 @@
 //! patch; `ports::TemplateStore`); [`settings_catalog`] answers the catalog for forms. A
 //! [`plan`] compares rooms with a template; a [`job`] applies it, room by room
 //! ([`room_work`], [`room_outcome`]), and can be undone (`ports::TemplateJobStore` keeps jobs in the forms of
-//! [`job_json`]).
+//! [`job_json`]). A template assigned to rooms is checked for [`drift`]
+//! (`ports::TemplateAssignmentStore`).
 
 mod catalog;
+pub mod drift;
 pub mod job;
 pub mod job_json;
 mod key;

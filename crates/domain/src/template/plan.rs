@@ -13,6 +13,19 @@ use std::collections::BTreeMap;
 /// is one response.
 pub const MAX_PLAN_ROOMS: usize = 1000;
 
+/// The ways a body may choose rooms.
+const WAYS: [&str; 4] = ["endpoints", "listenerId", "location", "all"];
+
+/// The longest location a choice names: an endpoint's location holds at most this many.
+pub const MAX_LOCATION_CHARS: usize = 1024;
+
+/// Whether an endpoint's `location` is the one a choice names: the same text once leading and
+/// trailing white space is set aside, in any case ("Floor 3" is "floor 3 "), as a person
+/// typing it would mean.
+pub fn location_matches(chosen: &str, location: Option<&str>) -> bool {
+    location.is_some_and(|l| l.trim().to_lowercase() == chosen.trim().to_lowercase())
+}
+
 /// The rooms a plan or job is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RoomSelection {
@@ -20,31 +33,31 @@ pub enum RoomSelection {
     Endpoints(Vec<EndpointId>),
     /// Every endpoint served by this listener service.
     Listener(ListenerServiceId),
+    /// Every endpoint whose `location` is this text ([`location_matches`]).
+    Location(String),
     /// Every endpoint of the enterprise.
     All,
 }
 
 impl RoomSelection {
-    /// Reads `{"endpoints": [...]}`, `{"listenerId": "..."}` or `{"all": true}`: exactly one.
+    /// Reads `{"endpoints": [...]}`, `{"listenerId": "..."}`, `{"location": "..."}` or
+    /// `{"all": true}`: exactly one.
     /// Every refusal is `Invalid` naming the field; a malformed endpoint id is its `NotFound`.
     pub fn from_json(body: &Value) -> Result<RoomSelection, Error> {
         let Value::Object(map) = body else {
             return Err(Error::invalid(
-                "rooms: expected an object with one of endpoints, listenerId, all",
+                "rooms: expected an object with one of endpoints, listenerId, location, all",
             ));
         };
-        if let Some(unknown) = map
-            .keys()
-            .find(|k| !["endpoints", "listenerId", "all"].contains(&k.as_str()))
-        {
+        if let Some(unknown) = map.keys().find(|k| !WAYS.contains(&k.as_str())) {
             return Err(Error::invalid(format!(
-                "rooms: '{}' is not a way to choose rooms (endpoints, listenerId, all)",
+                "rooms: '{}' is not a way to choose rooms (endpoints, listenerId, location, all)",
                 crate::enums::shorten(unknown)
             )));
         }
         if map.len() != 1 {
             return Err(Error::invalid(
-                "rooms: give exactly one of endpoints, listenerId, all",
+                "rooms: give exactly one of endpoints, listenerId, location, all",
             ));
         }
         let (field, value) = map.iter().next().ok_or_else(|| Error::internal("empty"))?;
@@ -79,6 +92,11 @@ impl RoomSelection {
                         crate::enums::shorten(text)
                     ))
                 }),
+            ("location", Value::String(text))
+                if !text.trim().is_empty() && text.chars().count() <= MAX_LOCATION_CHARS =>
+            {
+                Ok(RoomSelection::Location(text.trim().to_owned()))
+            }
             ("all", Value::Bool(true)) => Ok(RoomSelection::All),
             (field, value) => Err(Error::invalid(format!(
                 "rooms.{field}: {} is not {}",
@@ -86,6 +104,7 @@ impl RoomSelection {
                 match field {
                     "endpoints" => "a list of endpoint ids",
                     "listenerId" => "a listener service id",
+                    "location" => "a location (1 to 1024 characters)",
                     _ => "true",
                 }
             ))),
@@ -100,9 +119,9 @@ impl RoomSelection {
                 crate::enums::shorten(unknown)
             )));
         }
-        let rooms = body
-            .get("rooms")
-            .ok_or_else(|| Error::invalid("rooms: required (endpoints, listenerId or all)"))?;
+        let rooms = body.get("rooms").ok_or_else(|| {
+            Error::invalid("rooms: required (endpoints, listenerId, location or all)")
+        })?;
         RoomSelection::from_json(rooms)
     }
 
@@ -377,6 +396,13 @@ mod tests {
             RoomSelection::from_json(&json!({"all": true})).unwrap(),
             RoomSelection::All
         );
+        assert_eq!(
+            RoomSelection::from_json(&json!({"location": " Floor 3 "})).unwrap(),
+            RoomSelection::Location("Floor 3".into())
+        );
+        assert!(location_matches("Floor 3", Some("floor 3 ")));
+        assert!(!location_matches("Floor 3", Some("Floor 31")));
+        assert!(!location_matches("Floor 3", None));
         let ids = RoomSelection::from_json(&json!({"endpoints": ["a1", "b2", "a1"]})).unwrap();
         assert_eq!(
             ids,
@@ -392,8 +418,16 @@ mod tests {
             ),
             (json!({}), "rooms: give exactly one"),
             (
-                json!({"location": "Oslo"}),
-                "rooms: 'location' is not a way",
+                json!({"building": "Oslo"}),
+                "rooms: 'building' is not a way",
+            ),
+            (
+                json!({"location": "  "}),
+                "rooms.location: \"  \" is not a location",
+            ),
+            (
+                json!({"location": 3}),
+                "rooms.location: 3 is not a location",
             ),
             (
                 json!({"endpoints": []}),

@@ -38,6 +38,7 @@ event_types! {
     InventoryChanged => "inventory.changed",
     CalendarUnreadable => "calendar.unreadable",
     CalendarReadable => "calendar.readable",
+    TemplateDrifted => "template.drifted",
     WebhookTest => "webhook.test",
 }
 
@@ -56,6 +57,7 @@ impl EventType {
         EventType::InventoryChanged,
         EventType::CalendarUnreadable,
         EventType::CalendarReadable,
+        EventType::TemplateDrifted,
     ];
 
     pub fn parse(text: &str) -> Option<Self> {
@@ -290,6 +292,28 @@ impl Event {
                 "changes": changes,
             }),
         ))
+    }
+
+    /// A check found a room drifted from its template (news as
+    /// [`crate::template::drift::DriftRecord::after`] decides): the keys, never their values
+    /// (a display name or a welcome text is the customer's, not an event's).
+    pub fn template_drifted(
+        endpoint_id: &str,
+        template_id: &str,
+        keys: &[crate::template::SettingKey],
+        read_at: i64,
+    ) -> Event {
+        let keys: Vec<&str> = keys.iter().map(|k| k.name()).collect();
+        Event::new(
+            EventType::TemplateDrifted,
+            read_at,
+            json!({
+                "endpointId": endpoint_id,
+                "templateId": template_id,
+                "readAt": UtcParts::of(read_at).rfc3339(),
+                "keys": keys,
+            }),
+        )
     }
 
     /// What `POST /api/webhooks/{id}/test` sends.

@@ -68,7 +68,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-12-04-000000_usage_rollups",
             "2026-12-05-000000_auth_failures",
             "2026-12-06-000000_templates",
-            "2026-12-07-000000_template_jobs"
+            "2026-12-07-000000_template_jobs",
+            "2026-12-08-000000_template_assignments"
         ]
     );
     let migrated = schema(db.url()).await;

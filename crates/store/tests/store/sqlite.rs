@@ -65,7 +65,8 @@ async fn migrate_creates_the_schema_once() {
             "2026-12-04-000000_usage_rollups",
             "2026-12-05-000000_auth_failures",
             "2026-12-06-000000_templates",
-            "2026-12-07-000000_template_jobs"
+            "2026-12-07-000000_template_jobs",
+            "2026-12-08-000000_template_assignments"
         ]
     );
     let migrated = schema(&path);
@@ -84,6 +85,7 @@ async fn migrate_creates_the_schema_once() {
         "templates",
         "template_jobs",
         "template_job_rooms",
+        "template_assignments",
     ] {
         assert!(
             migrated
@@ -261,4 +263,81 @@ async fn a_listener_row_that_makes_no_sense_is_an_internal_error() {
     }
     // The embedded database has one process: it always polls.
     assert!(store.hold_poll_lease().await.unwrap());
+}
+
+/// A stored drift record that does not read back is an internal error, not a panic nor a room
+/// shown as unchecked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_drift_record_that_does_not_read_is_an_internal_error() {
+    use roomlink_domain::ErrorKind;
+    use roomlink_domain::audit::AuditEntry;
+    use roomlink_domain::endpoint::Endpoint;
+    use roomlink_domain::enterprise::Enterprise;
+    use roomlink_domain::ids::{EndpointId, EnterpriseId, TemplateId};
+    use roomlink_domain::ports::{
+        EndpointStore, EnterpriseStore, TemplateAssignmentStore, TemplateStore,
+    };
+    use roomlink_domain::template::drift::{DriftRead, DriftRecord};
+    use roomlink_domain::template::{Template, TemplateDraft};
+
+    let (store, dir) = support::sqlite_store().await;
+    let e = Enterprise {
+        id: EnterpriseId::from_trusted("e1".into()),
+        name: "acme".into(),
+        endpoint_limit: 10,
+        public_key: None,
+    };
+    store.create_enterprise(&e).await.unwrap();
+    let body = serde_json::json!({ "name": "Fjord" });
+    let draft = roomlink_domain::rules::put::insert(body.as_object().unwrap()).unwrap();
+    let room = Endpoint::new(
+        EndpointId::from_trusted("r1".into()),
+        e.id.clone(),
+        draft.profile,
+        None,
+    )
+    .unwrap();
+    store
+        .insert_endpoint(&room, &audit_for(&room))
+        .await
+        .unwrap();
+    let body = serde_json::json!({ "name": "Oslo", "settings": {} });
+    let draft = TemplateDraft::from_body(body.as_object().unwrap()).unwrap();
+    let t = Template::new(
+        TemplateId::from_trusted("t1".into()),
+        e.id.clone(),
+        draft,
+        1,
+    );
+    let audit = AuditEntry::sample(&e.id, "templates.create", 1);
+    store.insert_template(&t, &audit).await.unwrap();
+    let ids = [room.id().clone()];
+    store
+        .assign_template(&e.id, &t.id, &ids, 1, &audit)
+        .await
+        .unwrap();
+    let record = DriftRecord {
+        checked_at: 2,
+        read: Some((2, DriftRead::InLine)),
+        drifted_since: None,
+        failure: None,
+    };
+    let saved = store.save_drift(&e.id, room.id(), &t.id, &record, None);
+    assert!(saved.await.unwrap());
+    let mut conn =
+        SqliteConnection::establish(dir.path().join("roomlink.db").to_str().unwrap()).unwrap();
+    for drift in [
+        "not json",
+        r#"{"read": {"at": 1, "held": {}}}"#,
+        r#"{"checkedAt": 2, "read": {"at": 1, "held": {"no.such.key": 1}}}"#,
+    ] {
+        diesel::sql_query("UPDATE template_assignments SET drift = ?")
+            .bind::<Text, _>(drift)
+            .execute(&mut conn)
+            .unwrap();
+        let err = store.assignments(&e.id, &t.id).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InternalError, "{drift}");
+        let err = store.assignments_of(&e.id, &ids).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InternalError, "{drift}");
+    }
 }

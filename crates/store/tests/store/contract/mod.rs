@@ -14,6 +14,7 @@ mod keys;
 mod links;
 mod pairing;
 mod records;
+mod template_assignments;
 mod template_jobs;
 mod templates;
 mod usage;
@@ -30,6 +31,7 @@ pub use keys::*;
 pub use links::*;
 pub use pairing::*;
 pub use records::*;
+pub use template_assignments::*;
 pub use template_jobs::*;
 pub use templates::*;
 pub use usage::*;
@@ -132,6 +134,10 @@ macro_rules! contract_tests {
             template_job_claims_are_exclusive_until_they_lapse,
             orphaned_template_jobs_are_running_with_a_lapsed_claim,
             template_jobs_list_newest_first_limited_and_scoped,
+            templates_are_assigned_moved_and_unassigned,
+            template_assignments_list_by_name_with_many_ids,
+            drift_records_are_saved_only_while_assigned_with_their_events,
+            template_assignments_go_with_their_endpoint_template_and_enterprise,
         );
     };
     (@checks $harness:path; $($check:ident),* $(,)?) => {$(
