@@ -42,6 +42,8 @@ JSON_BODY_OPERATIONS = (
     "templates.patch",
     "templates.plan",
     "templates.apply",
+    "templates.assign",
+    "templates.unassign",
 )
 
 CONTROL_OPERATIONS = (
@@ -160,6 +162,12 @@ NOT_EXPRESSIBLE["templates.apply"] = {
         ("template ", "the stored template has no settings"),
         ("rooms: the choice holds no room", "the enterprise has no room of that choice"),
     ]
+}
+NOT_EXPRESSIBLE["templates.reapply"] = {
+    "Invalid": [("no room assigned template ", "whether the last checks found assigned rooms drifted")]
+}
+NOT_EXPRESSIBLE["templates.check"] = {
+    "Invalid": [("template ", "how many rooms the template is assigned")]
 }
 NOT_EXPRESSIBLE["listenerServices.delete"] = {
     "Invalid": [("listener service ", "a listener still named by endpoints cannot go")]

@@ -49,6 +49,8 @@ pub struct ControlService {
     pub audit: Arc<super::audit::Auditor>,
     /// Room inventories, read during the poll rounds.
     pub inventory: Arc<super::inventory::InventoryReads>,
+    /// Checks rooms assigned a template in the same rounds.
+    pub drift: Arc<super::drift_checks::DriftChecks>,
 }
 
 /// Which listeners one instance polls: each listener is polled by exactly one instance.
@@ -483,8 +485,10 @@ impl ControlService {
                     .filter_map(|(id, state)| state.ok().map(|s| observed(&id, s, now)))
                     .collect();
                 self.statuses.save_statuses(enterprise, &statuses).await?;
-                // The listener answered: the rooms whose inventory is due are read too.
+                // The listener answered: the rooms whose inventory or drift check is due are
+                // read too.
                 self.inventory.refresh(enterprise, &targets).await?;
+                self.drift.refresh(enterprise, &targets).await?;
                 Ok(statuses.len())
             }
             Err(error) => {

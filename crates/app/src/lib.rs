@@ -18,6 +18,7 @@ pub mod calendar_rooms;
 pub mod calendars;
 pub mod control;
 pub mod csv_preview;
+pub mod drift_checks;
 pub mod endpoint_lists;
 pub mod endpoints;
 pub mod health;
@@ -32,6 +33,7 @@ pub mod revocation;
 pub mod rounds;
 pub mod snapshots;
 pub mod status_writes;
+pub mod template_drift;
 pub mod template_jobs;
 pub mod template_plans;
 pub mod templates;
@@ -93,6 +95,7 @@ pub struct Services {
     pub templates: Arc<templates::TemplateService>,
     pub template_plans: Arc<template_plans::TemplatePlans>,
     pub template_jobs: Arc<template_jobs::TemplateJobs>,
+    pub template_drift: Arc<template_drift::TemplateDrift>,
     pub webhook_deliveries: Arc<webhooks::WebhookDeliveries>,
     pub health_watch: Arc<webhooks::HealthWatch>,
     pub live_tickets: Arc<live::LiveTickets>,
@@ -132,6 +135,8 @@ pub struct Policies {
     pub webhook_hosts: roomlink_domain::calendar::account::AllowedHosts,
     /// How template jobs are claimed and paced.
     pub template_jobs: template_jobs::JobPolicy,
+    /// How often rooms assigned a template are checked for drift, and how many per round.
+    pub drift_refresh: drift_checks::DriftRefresh,
     /// Set in a cluster: failed authentications count in the shared database.
     pub shared_allowances: Option<auth_failures::SharedAllowances>,
 }
@@ -196,6 +201,14 @@ impl Services {
             clock: ports.clock.clone(),
             cache: cache.clone(),
         });
+        let drift_checks = Arc::new(drift_checks::DriftChecks {
+            templates: store.clone(),
+            assignments: store.clone(),
+            transport: ports.transport.clone(),
+            clock: ports.clock.clone(),
+            refresh: policies.drift_refresh,
+            changes: changes.clone(),
+        });
         let control = Arc::new(control::ControlService {
             endpoints: store.clone(),
             listeners: store.clone(),
@@ -218,6 +231,7 @@ impl Services {
                 refresh: policies.inventory_refresh,
                 changes: changes.clone(),
             }),
+            drift: drift_checks.clone(),
         });
         let calendars = Arc::new(calendars::CalendarService {
             accounts: store.clone(),
@@ -286,19 +300,30 @@ impl Services {
             listeners: store.clone(),
             control: control.clone(),
         });
+        let template_jobs = Arc::new(template_jobs::TemplateJobs::new(
+            store.clone(),
+            store.clone(),
+            store.clone(),
+            template_plans.clone(),
+            control.clone(),
+            ports.clock.clone(),
+            ports.ids.clone(),
+            auditor.clone(),
+            changes.clone(),
+            policies.template_jobs,
+        ));
         Services {
-            template_jobs: Arc::new(template_jobs::TemplateJobs::new(
-                store.clone(),
-                store.clone(),
-                store.clone(),
-                template_plans.clone(),
-                control.clone(),
-                ports.clock.clone(),
-                ports.ids.clone(),
-                auditor.clone(),
-                changes.clone(),
-                policies.template_jobs,
-            )),
+            template_drift: Arc::new(template_drift::TemplateDrift {
+                templates: store.clone(),
+                assignments: store.clone(),
+                plans: template_plans.clone(),
+                jobs: template_jobs.clone(),
+                control: control.clone(),
+                checks: drift_checks,
+                clock: ports.clock.clone(),
+                audit: auditor.clone(),
+            }),
+            template_jobs,
             template_plans,
             templates: Arc::new(templates::TemplateService {
                 store: store.clone(),

@@ -11,7 +11,7 @@ use roomlink_domain::error::Result;
 use roomlink_domain::ids::{EndpointId, EnterpriseId, TemplateId};
 use roomlink_domain::ports::{EndpointStore, ListenerStore, TemplateStore};
 use roomlink_domain::template::Template;
-use roomlink_domain::template::plan::{RoomPlan, RoomSelection};
+use roomlink_domain::template::plan::{RoomPlan, RoomSelection, location_matches};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -132,6 +132,13 @@ impl TemplatePlans {
                 }
                 let mut rooms = self.endpoints.list_endpoints(enterprise).await?;
                 rooms.retain(|e| e.profile().listener().as_ref() == Some(listener));
+                rooms
+            }
+            RoomSelection::Location(location) => {
+                let mut rooms = self.endpoints.list_endpoints(enterprise).await?;
+                rooms.retain(|e| {
+                    location_matches(location, e.profile().location().map(|l| l.as_str()))
+                });
                 rooms
             }
             RoomSelection::All => self.endpoints.list_endpoints(enterprise).await?,

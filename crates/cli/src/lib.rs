@@ -134,6 +134,23 @@ pub enum Command {
     Template(TemplateCommand),
 }
 
+/// The rooms a `template` command is for: exactly one way of choosing them.
+#[derive(Debug, Args)]
+pub struct RoomChoice {
+    /// Every room of the enterprise
+    #[arg(long, conflicts_with_all = ["listener", "location", "endpoint"])]
+    all: bool,
+    /// The rooms of this listener service (its id)
+    #[arg(long, conflicts_with_all = ["location", "endpoint"])]
+    listener: Option<String>,
+    /// The rooms whose location is this text (case and surrounding spaces set aside)
+    #[arg(long, conflicts_with = "endpoint")]
+    location: Option<String>,
+    /// These rooms (endpoint ids; repeat or comma-separate)
+    #[arg(long, value_delimiter = ',')]
+    endpoint: Vec<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum TemplateCommand {
     /// List the enterprise's templates
@@ -154,29 +171,15 @@ pub enum TemplateCommand {
     /// What applying a template would change, read from the rooms: a row per room and setting
     Plan {
         id: String,
-        /// Every room of the enterprise
-        #[arg(long, conflicts_with_all = ["listener", "endpoint"])]
-        all: bool,
-        /// The rooms of this listener service (its id)
-        #[arg(long, conflicts_with = "endpoint")]
-        listener: Option<String>,
-        /// These rooms (endpoint ids; repeat or comma-separate)
-        #[arg(long, value_delimiter = ',')]
-        endpoint: Vec<String>,
+        #[command(flatten)]
+        rooms: RoomChoice,
     },
     /// Apply a template to rooms as a job, watched with a progress bar until it ends; a row
     /// per room and setting with its outcome
     Apply {
         id: String,
-        /// Every room of the enterprise
-        #[arg(long, conflicts_with_all = ["listener", "endpoint"])]
-        all: bool,
-        /// The rooms of this listener service (its id)
-        #[arg(long, conflicts_with = "endpoint")]
-        listener: Option<String>,
-        /// These rooms (endpoint ids; repeat or comma-separate)
-        #[arg(long, value_delimiter = ',')]
-        endpoint: Vec<String>,
+        #[command(flatten)]
+        rooms: RoomChoice,
         /// Start the job and print its id without waiting for it
         #[arg(long)]
         no_wait: bool,
@@ -197,6 +200,34 @@ pub enum TemplateCommand {
     Jobs,
     /// One job: a row per room and setting with its outcome
     Job { id: String },
+    /// Assign a template to rooms, to check them for drift from it (a room has one template)
+    Assign {
+        id: String,
+        #[command(flatten)]
+        rooms: RoomChoice,
+    },
+    /// End a template's assignment to rooms
+    Unassign {
+        id: String,
+        #[command(flatten)]
+        rooms: RoomChoice,
+    },
+    /// The rooms a template is assigned to, and their drift as last checked
+    Rooms {
+        id: String,
+        /// Check every assigned room now first
+        #[arg(long)]
+        check: bool,
+    },
+    /// Re-apply a template to its assigned rooms found drifted, as a job
+    Reapply {
+        id: String,
+        #[arg(long)]
+        no_wait: bool,
+        /// Exit 3 when a room was unreachable or refused a setting
+        #[arg(long)]
+        strict: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -208,7 +239,7 @@ pub enum WebhookCommand {
         url: String,
         /// Event types, comma-separated (room.offline, room.degraded, room.online,
         /// listener.offline, listener.online, call.started, call.ended, command.failed,
-        /// inventory.changed, calendar.unreadable, calendar.readable)
+        /// inventory.changed, calendar.unreadable, calendar.readable, template.drifted)
         #[arg(long, value_delimiter = ',', required = true)]
         events: Vec<String>,
         #[arg(long)]
@@ -528,27 +559,20 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                     description: description.as_deref(),
                     settings,
                 },
-                TemplateCommand::Plan {
+                TemplateCommand::Plan { id, rooms } => A::Plan {
                     id,
-                    all,
-                    listener,
-                    endpoint,
-                } => A::Plan {
-                    id,
-                    rooms: rooms_of("plan", *all, listener, endpoint)?,
+                    rooms: rooms_of("plan", rooms)?,
                 },
                 TemplateCommand::Apply {
                     id,
-                    all,
-                    listener,
-                    endpoint,
+                    rooms,
                     no_wait,
                     strict,
                 } => {
                     strict_job = *strict;
                     A::Apply {
                         id,
-                        rooms: rooms_of("apply", *all, listener, endpoint)?,
+                        rooms: rooms_of("apply", rooms)?,
                         wait: !no_wait,
                     }
                 }
@@ -565,6 +589,23 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                 }
                 TemplateCommand::Jobs => A::Jobs,
                 TemplateCommand::Job { id } => A::Job { id },
+                TemplateCommand::Assign { id, rooms } => A::Assign {
+                    id,
+                    rooms: rooms_of("assign", rooms)?,
+                },
+                TemplateCommand::Unassign { id, rooms } => A::Unassign {
+                    id,
+                    rooms: rooms_of("unassign", rooms)?,
+                },
+                TemplateCommand::Rooms { id, check } => A::AssignedRooms { id, check: *check },
+                TemplateCommand::Reapply {
+                    id,
+                    no_wait,
+                    strict,
+                } => {
+                    strict_job = *strict;
+                    A::Reapply { id, wait: !no_wait }
+                }
             };
             let end = templates::templates(&client(g)?, &action, g.json, out)?;
             Ok(if strict_job && end == templates::JobEnd::Incomplete {
@@ -588,20 +629,19 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
     }
 }
 
-/// The rooms `--all`, `--listener` or `--endpoint` choose for `template <verb>`.
-fn rooms_of<'a>(
-    verb: &str,
-    all: bool,
-    listener: &'a Option<String>,
-    endpoint: &'a [String],
-) -> Result<templates::Rooms<'a>, CliError> {
+/// The rooms `--all`, `--listener`, `--location` or `--endpoint` choose for `template <verb>`.
+fn rooms_of<'a>(verb: &str, choice: &'a RoomChoice) -> Result<templates::Rooms<'a>, CliError> {
     use templates::Rooms;
-    match (all, listener) {
-        (true, _) => Ok(Rooms::All),
-        (false, Some(listener)) => Ok(Rooms::Listener(listener)),
-        (false, None) if !endpoint.is_empty() => Ok(Rooms::Endpoints(endpoint)),
-        (false, None) => Err(CliError::Other(format!(
-            "template {verb}: choose rooms with --all, --listener ID or --endpoint ID[,ID...]"
+    match (choice.all, &choice.listener, &choice.location) {
+        (true, _, _) => Ok(Rooms::All),
+        (false, Some(listener), _) => Ok(Rooms::Listener(listener)),
+        (false, None, Some(location)) => Ok(Rooms::Location(location)),
+        (false, None, None) if !choice.endpoint.is_empty() => {
+            Ok(Rooms::Endpoints(&choice.endpoint))
+        }
+        (false, None, None) => Err(CliError::Other(format!(
+            "template {verb}: choose rooms with --all, --listener ID, --location TEXT or \
+             --endpoint ID[,ID...]"
         ))),
     }
 }

@@ -1,6 +1,8 @@
 //! `template`: configuration templates (`/api/templates`): list, show, create from
 //! `key=value` pairs, plan one on rooms as a table of changes, apply it as a job (watched
-//! with a progress bar until it ends) and undo a job; `jobs` and `job` read jobs back.
+//! with a progress bar until it ends) and undo a job; `jobs` and `job` read jobs back. A
+//! template is assigned to rooms (`assign`, `unassign`); `rooms` shows their drift as the
+//! last checks found it, `check` checks them now, `reapply` re-applies it where they drifted.
 
 use crate::client::{CliError, Client, json_body};
 use crate::output::{cell, json, table};
@@ -18,6 +20,7 @@ const WATCH_EVERY: Duration = Duration::from_millis(500);
 pub enum Rooms<'a> {
     All,
     Listener(&'a str),
+    Location(&'a str),
     Endpoints(&'a [String]),
 }
 
@@ -26,6 +29,7 @@ impl Rooms<'_> {
         match self {
             Rooms::All => body!({"all": true}),
             Rooms::Listener(id) => body!({"listenerId": id}),
+            Rooms::Location(location) => body!({"location": location}),
             Rooms::Endpoints(ids) => body!({"endpoints": ids}),
         }
     }
@@ -61,6 +65,24 @@ pub enum TemplateAction<'a> {
     Jobs,
     Job {
         id: &'a str,
+    },
+    Assign {
+        id: &'a str,
+        rooms: Rooms<'a>,
+    },
+    Unassign {
+        id: &'a str,
+        rooms: Rooms<'a>,
+    },
+    /// The assigned rooms and their drift, as last checked (`check`: checked now).
+    AssignedRooms {
+        id: &'a str,
+        check: bool,
+    },
+    /// Start applying the template to its drifted rooms.
+    Reapply {
+        id: &'a str,
+        wait: bool,
     },
 }
 
@@ -233,6 +255,30 @@ pub fn templates(
             let job = call(Method::GET, &["api", "jobs", id], None)?;
             return report(&job, as_json, out);
         }
+        TemplateAction::Assign { id, rooms } | TemplateAction::Unassign { id, rooms } => {
+            let verb = match action {
+                TemplateAction::Assign { .. } => "assign",
+                _ => "unassign",
+            };
+            let rooms = call(
+                Method::POST,
+                &["api", "templates", id, verb],
+                Some(body!({"rooms": rooms.to_json()})),
+            )?;
+            assigned_rooms(&rooms, as_json, out)?;
+        }
+        TemplateAction::AssignedRooms { id, check } => {
+            let rooms = if *check {
+                call(Method::POST, &["api", "templates", id, "check"], None)?
+            } else {
+                call(Method::GET, &["api", "templates", id, "rooms"], None)?
+            };
+            assigned_rooms(&rooms, as_json, out)?;
+        }
+        TemplateAction::Reapply { id, wait } => {
+            let job = call(Method::POST, &["api", "templates", id, "reapply"], None)?;
+            return started(client, job, *wait, as_json, out);
+        }
     }
     Ok(JobEnd::Clean)
 }
@@ -362,6 +408,55 @@ fn unreachable_row(name: String, unreachable: &Value) -> Vec<String> {
     vec![name, "-".into(), "unreachable".into(), error, "-".into()]
 }
 
+/// The rooms a template is assigned to: a row per room with its drift, then the counts.
+fn assigned_rooms(rooms: &Value, as_json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    if as_json {
+        return Ok(json(out, rooms)?);
+    }
+    table(out, &["ROOM", "STATE", "DRIFTED"], &drift_rows(rooms))?;
+    let c = &rooms["counts"];
+    writeln!(
+        out,
+        "{} rooms assigned: {} in line, {} drifted, {} unreachable, {} not checked yet",
+        cell(&c["assigned"]),
+        cell(&c["inLine"]),
+        cell(&c["drifted"]),
+        cell(&c["unreachable"]),
+        cell(&c["unchecked"]),
+    )?;
+    Ok(())
+}
+
+/// A room's drifted settings as `key: held -> template`; an unreachable room's error first.
+fn drift_rows(rooms: &Value) -> Vec<Vec<String>> {
+    rooms["rooms"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|room| {
+            let mut notes: Vec<String> = room
+                .get("error")
+                .map(|e| format!("{}: {}", cell(&e["errorName"]), cell(&e["message"])))
+                .into_iter()
+                .collect();
+            notes.extend(room["drifted"].as_array().into_iter().flatten().map(|d| {
+                format!(
+                    "{}: {} -> {}",
+                    cell(&d["key"]),
+                    cell(&d["held"]),
+                    cell(&d["template"])
+                )
+            }));
+            let notes = if notes.is_empty() {
+                "-".to_owned()
+            } else {
+                notes.join("; ")
+            };
+            vec![cell(&room["name"]), cell(&room["state"]), notes]
+        })
+        .collect()
+}
+
 /// One row per room and key; an unreachable room is one row with its error.
 fn plan_rows(plan: &Value) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
@@ -427,6 +522,30 @@ mod tests {
                 vec!["Oslo", "time_zone", "applied", "Etc/UTC", "Europe/Oslo"],
                 vec!["Bergen", "time_zone", "pending", "-", "Europe/Oslo"],
                 vec!["Hamar", "-", "unreachable", "ListenerOffline: offline", "-"],
+            ]
+        );
+    }
+
+    #[test]
+    fn assigned_rooms_are_a_row_each_with_their_drift() {
+        let rooms = body!({"rooms": [
+            {"name": "Oslo", "state": "drifted", "drifted": [
+                {"key": "time_zone", "held": "Etc/UTC", "template": "Europe/Oslo"},
+                {"key": "standby.delay_minutes", "held": 10, "template": 15}]},
+            {"name": "Bergen", "state": "in_line", "drifted": []},
+            {"name": "Hamar", "state": "unreachable", "drifted": [],
+             "error": {"errorName": "ListenerOffline", "message": "offline"}},
+        ]});
+        assert_eq!(
+            drift_rows(&rooms),
+            [
+                vec![
+                    "Oslo",
+                    "drifted",
+                    "time_zone: Etc/UTC -> Europe/Oslo; standby.delay_minutes: 10 -> 15"
+                ],
+                vec!["Bergen", "in_line", "-"],
+                vec!["Hamar", "unreachable", "ListenerOffline: offline"],
             ]
         );
     }

@@ -646,7 +646,7 @@ fn templates_are_created_listed_shown_and_planned() {
     // No rooms chosen: refused before anything is sent.
     let out = run(ctl().args(["template", "plan", &id]));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("--all, --listener ID or --endpoint"));
+    assert!(text(&out.stderr).contains("--all, --listener ID, --location TEXT or --endpoint"));
 
     // Applied to a room no listener serves: the job runs in the service, the command watches
     // it to its end, and the room is reported unreachable (exit 3 with --strict).
@@ -688,4 +688,36 @@ fn templates_are_created_listed_shown_and_planned() {
     let shown = json_out(&run(ctl().args(["template", "job", &second, "--json"])));
     assert_eq!(shown["id"], second.as_str());
     assert_eq!(shown["kind"], "apply");
+
+    // Assigned to the room, the template is checked there: unreachable, said why, so there
+    // is nothing to re-apply; unassigned, it has no rooms.
+    let out = run(ctl().args(["template", "assign", &id, "--all"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let assigned = text(&out.stdout);
+    assert!(assigned.starts_with("ROOM "), "{assigned}");
+    assert!(
+        assigned.contains("1 rooms assigned: 0 in line"),
+        "{assigned}"
+    );
+    let checked = text(&run(ctl().args(["template", "rooms", &id, "--check"])).stdout);
+    assert!(
+        checked.contains("Lobby") && checked.contains("unreachable"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("EndpointHasNoListenerService"),
+        "{checked}"
+    );
+    let rooms = json_out(&run(ctl().args(["template", "rooms", &id, "--json"])));
+    assert_eq!(rooms["counts"]["unreachable"], 1, "{rooms}");
+    let out = run(ctl().args(["template", "reapply", &id]));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("nothing to re-apply"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(ctl().args(["template", "unassign", &id, "--all", "--json"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(json_out(&out)["counts"]["assigned"], 0);
 }

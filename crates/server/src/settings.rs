@@ -445,6 +445,8 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("webhooks.delivery_interval_ms", Builtin::Whole(1_000)),
     ("templates.job_lease_secs", Builtin::Whole(60)),
     ("templates.rooms_per_listener", Builtin::Whole(2)),
+    ("templates.drift_check_minutes", Builtin::Whole(60)),
+    ("templates.drift_checks_per_round", Builtin::Whole(20)),
     (
         "security.bcrypt_cost",
         Builtin::Whole(roomlink_crypto::DEFAULT_BCRYPT_COST as u64),
@@ -531,6 +533,8 @@ pub const KNOWN: &[&str] = &[
     "webhooks.delivery_interval_ms",
     "templates.job_lease_secs",
     "templates.rooms_per_listener",
+    "templates.drift_check_minutes",
+    "templates.drift_checks_per_round",
     "security.service_key",
     "security.previous_service_keys",
     "security.service_key_file",

@@ -159,7 +159,7 @@ pub(super) fn subscribe_alerts(api: &str, token: &str, url: &str) -> Result<Stri
         "{{\"url\": \"{url}\", \"description\": \"demo: roomlinkctl webhooks listen\", \
          \"eventTypes\": [\"room.offline\", \"room.degraded\", \"room.online\", \
          \"listener.offline\", \"listener.online\", \"call.started\", \"call.ended\", \
-         \"command.failed\", \"inventory.changed\"]}}"
+         \"command.failed\", \"inventory.changed\", \"template.drifted\"]}}"
     );
     post(
         api,

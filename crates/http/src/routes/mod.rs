@@ -20,6 +20,7 @@ mod listeners;
 mod live;
 mod pairing;
 mod probes;
+mod template_drift;
 mod template_jobs;
 mod template_plans;
 mod templates;
@@ -118,6 +119,11 @@ pub(crate) const TABLE: &[Operation] = &[
     templates::DELETE,
     template_plans::PLAN,
     template_jobs::APPLY,
+    template_drift::ROOMS,
+    template_drift::ASSIGN,
+    template_drift::UNASSIGN,
+    template_drift::CHECK,
+    template_drift::REAPPLY,
     template_jobs::LIST,
     template_jobs::GET,
     template_jobs::UNDO,

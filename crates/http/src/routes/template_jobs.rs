@@ -144,7 +144,7 @@ async fn undo(
     Ok(accepted(&job))
 }
 
-fn accepted(job: &TemplateJob) -> HttpResponse {
+pub(super) fn accepted(job: &TemplateJob) -> HttpResponse {
     HttpResponse::Accepted()
         .insert_header((header::LOCATION, format!("/api/jobs/{}", job.id)))
         .json(job_json(job))

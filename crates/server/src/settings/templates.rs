@@ -1,4 +1,4 @@
-//! `[templates]`: running template jobs.
+//! `[templates]`: running template jobs, and checking assigned rooms for drift.
 
 use serde::Deserialize;
 
@@ -11,4 +11,8 @@ pub struct TemplateJobSettings {
     pub job_lease_secs: u64,
     /// Rooms of one listener service written at once.
     pub rooms_per_listener: u64,
+    /// How often a room assigned a template is checked for drift.
+    pub drift_check_minutes: u32,
+    /// Rooms of one listener service checked per status poll round (0: no checks in rounds).
+    pub drift_checks_per_round: u32,
 }

@@ -186,6 +186,8 @@ delivery_interval_ms = 200
 [templates]
 job_lease_secs = 30
 rooms_per_listener = 4
+drift_check_minutes = 120
+drift_checks_per_round = 0
 [security]
 service_key = "k"
 previous_service_keys = "p1,p2"
@@ -256,6 +258,13 @@ meet_hosts = ["meet.google.com"]
     assert_eq!(
         (s.templates.job_lease_secs, s.templates.rooms_per_listener),
         (30, 4)
+    );
+    assert_eq!(
+        (
+            s.templates.drift_check_minutes,
+            s.templates.drift_checks_per_round
+        ),
+        (120, 0)
     );
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");

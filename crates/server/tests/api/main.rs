@@ -29,6 +29,7 @@ mod outbound;
 mod real_rooms;
 mod reference;
 mod relay_clients;
+mod template_drift;
 mod template_jobs;
 mod template_plans;
 mod templates;

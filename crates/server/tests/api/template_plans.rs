@@ -148,15 +148,19 @@ async fn plans_read_rooms_and_write_nothing(app: TestApp, net: u8) {
     let (other, _) = app.tenant("globex").await;
     let (status, body) = plan(&app, &other, &id, json!({"all": true})).await;
     assert_error(status, &body, 404, "NotFound", 1217481661);
-    let (status, body) = plan(&app, &ro, &id, json!({"location": "Oslo"})).await;
+    let (status, body) = plan(&app, &ro, &id, json!({"building": "Oslo"})).await;
     assert_error(status, &body, 400, "Invalid", 1782937293);
     assert!(
         body["errorMessage"]
             .as_str()
             .unwrap()
-            .contains("'location'"),
+            .contains("'building'"),
         "{body}"
     );
+    // A location no room has: an empty plan, not a refusal.
+    let (status, body) = plan(&app, &ro, &id, json!({"location": "Oslo"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["summary"]["rooms"], 0, "{body}");
     let (status, body) = plan(&app, &ro, &id, json!({"endpoints": ["nosuchroom"]})).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     site.stop().await;

@@ -6,6 +6,7 @@ mod inventory;
 mod listener;
 mod records;
 mod template;
+mod template_drift;
 mod template_job;
 mod template_plan;
 mod webhook;
@@ -29,7 +30,8 @@ pub(super) fn components(error_responses: BTreeMap<String, Response>) -> Compone
         .chain(webhook::webhook_schemas())
         .chain(template::template_schemas())
         .chain(template_plan::template_plan_schemas())
-        .chain(template_job::template_job_schemas());
+        .chain(template_job::template_job_schemas())
+        .chain(template_drift::template_drift_schemas());
     for (name, schema) in schemas {
         builder = builder.schema(name, schema);
     }

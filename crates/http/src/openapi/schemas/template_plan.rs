@@ -3,7 +3,7 @@
 
 use crate::openapi::primitives::{boolean, enumeration, integer, object, prop, reference, string};
 use roomlink_domain::template::SettingKey;
-use roomlink_domain::template::plan::MAX_PLAN_ROOMS;
+use roomlink_domain::template::plan::{MAX_LOCATION_CHARS, MAX_PLAN_ROOMS};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{
     AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type,
@@ -44,7 +44,7 @@ pub(super) fn template_plan_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     "rooms",
                     OneOfBuilder::new()
                         .description(Some(
-                            "Exactly one of: endpoints (ids), listenerId, all (true).",
+                            "Exactly one of: endpoints (ids), listenerId, location, all (true).",
                         ))
                         .item(object(
                             "These rooms, in this order.",
@@ -60,6 +60,18 @@ pub(super) fn template_plan_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                         .item(object(
                             "The rooms of this listener service, by name.",
                             vec![prop("listenerId", id(), true)],
+                        ))
+                        .item(object(
+                            "The rooms whose location is this text (white space around it \
+                             and case set aside), by name.",
+                            vec![prop(
+                                "location",
+                                string()
+                                    .min_length(Some(1))
+                                    .max_length(Some(MAX_LOCATION_CHARS))
+                                    .pattern(Some("\\S")),
+                                true,
+                            )],
                         ))
                         .item(object(
                             "Every room of the enterprise, by name.",
