@@ -285,7 +285,8 @@ export function jobsSection(options: JobsOptions): {
       }
     }
     const rows = job.rooms.map((r) => {
-      const room = h("th", { scope: "row" }, h("a", { href: `#/room/${encodeURIComponent(r.endpointId)}` }, r.name));
+      const room = h("th", { scope: "row", class: "room-name", title: r.name },
+        h("a", { href: `#/room/${encodeURIComponent(r.endpointId)}` }, r.name));
       const state = h("td", null, h("span", { class: `badge room-${r.state}`, "data-state": r.state }, r.state));
       if (r.unreachable) {
         return h("tr", { class: "plan-unreachable", "data-room": r.endpointId }, room, state,

@@ -8,12 +8,12 @@
 
 import { current, send } from "./api";
 
-export type Topic = "statuses" | "health" | "inventory" | "listeners" | "jobs";
+export type Topic = "statuses" | "health" | "inventory" | "listeners" | "jobs" | "drift";
 /** `idle`: no stream (signed out, or no page has followed yet); `offline`: the stream is down,
  * followers are read on a timer. */
 export type Connection = "live" | "connecting" | "offline" | "idle";
 
-const TOPICS: Topic[] = ["statuses", "health", "inventory", "listeners", "jobs"];
+const TOPICS: Topic[] = ["statuses", "health", "inventory", "listeners", "jobs", "drift"];
 /** How often followers are read while the stream is down. */
 const FALLBACK_MS = 15_000;
 /** Waits before a new stream after one failed, doubling up to the last. */

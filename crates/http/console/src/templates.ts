@@ -3,11 +3,14 @@
 // (ROLE_READWRITE), delete (ROLE_READWRITE), and a template's plan on the rooms
 // (POST /api/templates/{id}/plan, any role) as a table: a row per room, a column per key.
 // A plan reads the rooms and writes nothing; *Apply* starts a job writing it
-// (POST /api/templates/{id}/apply), shown with its progress and undo by ./jobs.
+// (POST /api/templates/{id}/apply), shown with its progress and undo by ./jobs. A chosen
+// template also shows the rooms it is assigned to and their drift (./drift).
 
-import { ApiError, Listener, canWrite, get, send } from "./api";
+import { ApiError, canWrite, get, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
+import { driftSection } from "./drift";
 import { Job, Value, errorText, jobsSection, plural, shown } from "./jobs";
+import { Rooms, roomChoice, roomSources } from "./roomchoice";
 
 interface Template {
   id: string;
@@ -34,9 +37,6 @@ type KeyPlan =
   | { plan: "unchanged"; value: Value }
   | { plan: "change"; from: Value | null; to: Value }
   | { plan: "unsupported" | "unreadable"; reason: string };
-
-/** The rooms a plan or an apply is about (the same body for both). */
-type Rooms = { all: true } | { listenerId: string };
 
 type RoomPlan =
   | { endpointId: string; name: string; settings: Record<string, KeyPlan> }
@@ -86,29 +86,43 @@ function planCell(p: KeyPlan | undefined): HTMLElement {
 export function templatesPage(main: HTMLElement): () => void {
   const list = h("div", { id: "templates-list" }, "Loading…");
   const planTitle = h("h2", { id: "template-plan-title" }, "Plan");
-  const roomsChoice = h("select", { id: "template-plan-rooms" }, h("option", { value: "all" }, "All rooms"));
+  let left = false;
+  const sources = roomSources();
+  const roomsChoice = roomChoice("template-plan-rooms", "Rooms", sources, () => left);
   const planOut = h("div", { id: "template-plan-out", "aria-live": "polite" });
   const planButton = h("button", { type: "submit", id: "template-plan-again" }, "Plan");
   const planCard = h("section", { class: "card", id: "template-plan", "aria-labelledby": "template-plan-title", hidden: true },
     planTitle,
     h("p", null, "What applying the template would change, read from each room through its listener now. Nothing is written."),
     h("form", { class: "inline", onsubmit: (ev: Event) => { ev.preventDefault(); void runPlan(); } },
-      h("div", { class: "field" }, h("label", { for: "template-plan-rooms" }, "Rooms"), roomsChoice),
-      planButton),
+      roomsChoice.field,
+      planButton,
+      roomsChoice.boxes),
     planOut);
   let templates: Template[] = [];
   let catalog: Setting[] = [];
   let planned: Template | null = null;
-  let left = false;
   let planning = 0;
   const jobs = jobsSection({ order: (keys) => orderedKeys(keys, catalog) });
+  const drift = driftSection({
+    sources,
+    order: (keys) => orderedKeys(keys, catalog),
+    showJob: (job) => {
+      jobs.show(job, true);
+      jobs.refresh();
+    },
+    jobsChanged: () => jobs.refresh(),
+  });
 
   const runPlan = async () => {
     const t = planned;
     if (!t) return;
-    const choice = roomsChoice.value;
-    const rooms: Rooms = choice === "all" ? { all: true } : { listenerId: choice };
+    const rooms = roomsChoice.value();
     const run = ++planning;
+    if (typeof rooms === "string") {
+      replace(planOut, h("p", { class: "error", role: "alert" }, rooms));
+      return;
+    }
     planButton.disabled = true;
     replace(planOut, h("p", { class: "summary" }, "Reading the rooms…"));
     try {
@@ -169,7 +183,8 @@ export function templatesPage(main: HTMLElement): () => void {
     // Offered to every user: the service decides, and a read-only user is told why it refused.
     const applyBox = h("div", null, h("div", { class: "buttons with-help" }, applyButton, applyHelp), applyError);
     const rows = plan.rooms.map((r) => {
-      const room = h("th", { scope: "row" }, h("a", { href: `#/room/${encodeURIComponent(r.endpointId)}` }, r.name));
+      const room = h("th", { scope: "row", class: "room-name", title: r.name },
+        h("a", { href: `#/room/${encodeURIComponent(r.endpointId)}` }, r.name));
       if ("unreachable" in r) {
         return h("tr", { class: "plan-unreachable", "data-room": r.endpointId },
           room,
@@ -190,17 +205,34 @@ export function templatesPage(main: HTMLElement): () => void {
         "from → to: would change · = value: already set · unsupported or unreadable: left alone (hover for why)."));
   };
 
-  const planOn = (t: Template, focus: boolean) => {
+  /** Shows `t`'s assigned rooms and its plan card; plans on all rooms when `plan`. */
+  const planOn = (t: Template, focus: boolean, plan = true) => {
+    const other = planned?.id !== t.id;
     planned = t;
     planCard.hidden = false;
     replace(planTitle, "Plan of ", h("q", null, t.name));
-    roomsChoice.value = "all";
+    drift.open(t);
     // Marks the row without drawing the table again (the button keeps its focus).
     for (const tr of list.querySelectorAll("tr[data-template]")) {
       tr.classList.toggle("selected", tr.getAttribute("data-template") === t.id);
     }
-    void runPlan();
-    if (focus) planCard.scrollIntoView({ block: "nearest" });
+    if (plan) {
+      roomsChoice.reset();
+      void runPlan();
+    } else if (other) {
+      // Another template's plan is not this one's.
+      planning++;
+      planButton.disabled = false;
+      replace(planOut, h("p", { class: "muted-text" }, "Choose the rooms and press Plan to see what applying it would change."));
+    }
+    if (focus) (plan ? planCard : drift.card).scrollIntoView({ block: "nearest" });
+  };
+
+  const unselect = () => {
+    planned = null;
+    planCard.hidden = true;
+    replace(planOut);
+    drift.close();
   };
 
   const render = () => {
@@ -217,6 +249,7 @@ export function templatesPage(main: HTMLElement): () => void {
                 h("li", null, h("code", null, `${k} = ${shown(t.settings[k])}`))))),
             h("td", { title: when(t.updatedAt) }, ago(t.updatedAt)),
             h("td", null, h("div", { class: "row-actions" },
+              h("button", { type: "button", class: "secondary", onclick: () => planOn(t, true, false) }, "Assigned rooms"),
               h("button", { type: "button", class: "secondary", onclick: () => planOn(t, true) }, "Plan on all rooms"),
               canWrite() ? h("button", {
                 type: "button", class: "danger",
@@ -226,11 +259,7 @@ export function templatesPage(main: HTMLElement): () => void {
                   button.disabled = true;
                   try {
                     await send("DELETE", `/api/templates/${encodeURIComponent(t.id)}`);
-                    if (planned?.id === t.id) {
-                      planned = null;
-                      planCard.hidden = true;
-                      replace(planOut);
-                    }
+                    if (planned?.id === t.id) unselect();
                     notify("Template deleted.");
                   } catch (e) {
                     notify(errorText(e), "error");
@@ -247,10 +276,7 @@ export function templatesPage(main: HTMLElement): () => void {
     try {
       templates = await get<Template[]>("/api/templates");
       if (left) return;
-      if (planned && !templates.some((t) => t.id === planned?.id)) {
-        planned = null;
-        planCard.hidden = true;
-      }
+      if (planned && !templates.some((t) => t.id === planned?.id)) unselect();
       render();
     } catch (e) {
       if (!left) replace(list, h("p", { class: "error", role: "alert" }, errorText(e)));
@@ -345,8 +371,8 @@ export function templatesPage(main: HTMLElement): () => void {
   };
 
   replace(main, h("h1", null, "Templates"),
-    h("p", null, "A template is a named set of room settings in vendor-neutral keys. Plan it on the rooms to see, room by room, what it would change; planning reads the rooms and writes nothing. Applying the plan starts a job that writes the changes room by room, which you can follow here and undo."),
-    list, planCard, jobs.view, jobs.list,
+    h("p", null, "A template is a named set of room settings in vendor-neutral keys. Plan it on the rooms to see, room by room, what it would change; planning reads the rooms and writes nothing. Applying the plan starts a job that writes the changes room by room, which you can follow here and undo. Rooms assigned a template are checked for drift from it, and can have it re-applied."),
+    list, drift.card, planCard, jobs.view, jobs.list,
     canWrite() ? formSlot : h("p", { class: "muted-text", id: "templates-read-only" }, "Creating and deleting templates needs ROLE_READWRITE, as do applying and undoing them."));
 
   void (async () => {
@@ -359,13 +385,9 @@ export function templatesPage(main: HTMLElement): () => void {
     if (canWrite() && catalog.length) buildForm();
     await load();
   })();
-  void get<Listener[]>("/api/listenerservices").then((listeners) => {
-    if (left) return;
-    replace(roomsChoice, h("option", { value: "all" }, "All rooms"),
-      listeners.map((l) => h("option", { value: l.id }, `Behind listener ${l.name}`)));
-  }).catch(() => undefined);
   return () => {
     left = true;
     jobs.leave();
+    drift.leave();
   };
 }

@@ -45,6 +45,7 @@ const EVENT_TYPES: [string, string][] = [
   ["inventory.changed", "a room's software version or model changed"],
   ["calendar.unreadable", "an auto-join room's calendar could not be read"],
   ["calendar.readable", "an auto-join room's calendar can be read again"],
+  ["template.drifted", "a room no longer holds its template's settings"],
 ];
 
 /** Deliveries per page. */

@@ -710,6 +710,110 @@ try {
     await page.locator("#template-job-facts").filter({ hasText: "undone by" }).waitFor();
   });
 
+  // Drift (issue #36 item 3): the template assigned to rooms, which are checked for whether
+  // they still hold its settings. After the undo above every demo room holds other values than
+  // the template again: drifted. The card follows the stream's `drift` events.
+  const roomsOf = () => api(`/api/templates/${template.id}/rooms`);
+  const jobIds = async () => new Set((await api("/api/jobs")).map((j) => j.id));
+  /** The job started since `before` was read, once it is finished. */
+  const newJob = async (before) => {
+    for (let i = 0; ; i++) {
+      const job = (await api("/api/jobs")).find((j) => !before.has(j.id));
+      if (job && job.state === "finished") return job;
+      expect(i < 200, `a new job, finished: ${JSON.stringify(job?.progress)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  const driftRow = (id) => page.locator(`#template-rooms-table tr[data-room="${id}"]`);
+  let reapplyJob = null;
+  await step("templates: assign chosen rooms, then all rooms; the card lists them by name, unchecked or checked", async () => {
+    await page.locator("#template-rooms:not([hidden])").waitFor();
+    expect((await page.locator("#template-rooms-title").textContent()).includes("Oslo rooms"), "the card names the template");
+    await page.locator("#template-rooms-none").waitFor();
+    expect(await page.locator("#template-reapply").isDisabled() && await page.locator("#template-check").isDisabled(), "nothing to check or re-apply");
+    const toggle = page.getByRole("button", { name: "Assign rooms" });
+    await toggle.click();
+    expect(await toggle.getAttribute("aria-expanded") === "true", "the form is open");
+    await page.getByLabel("Rooms to assign").selectOption("chosen");
+    // None ticked: said at the form, nothing sent.
+    await page.locator("#template-assign-submit").click();
+    await page.locator("#template-assign-error:not(:empty)").waitFor();
+    for (const r of rooms) await page.locator(`#template-assign-rooms-room-${r.id}`).check();
+    await page.locator("#template-assign-submit").click();
+    await page.waitForFunction((n) => document.querySelectorAll("#template-rooms-table tbody tr").length === n, rooms.length);
+    await page.locator("#template-assign").waitFor({ state: "hidden" });
+    const names = await page.locator("#template-rooms-table tbody th").allTextContents();
+    expect(JSON.stringify(names) === JSON.stringify(rooms.map((r) => r.name).sort()), `by name: ${names}`);
+    // All rooms: the Poly room and the Lobby screen (no listener) join.
+    await toggle.click();
+    expect(await page.getByLabel("Rooms to assign").inputValue() === "all", "all rooms by default");
+    await page.locator("#template-assign-submit").click();
+    await page.waitForFunction((n) => document.querySelectorAll("#template-rooms-table tbody tr").length === n, rooms.length + 2);
+    const doc = await roomsOf();
+    expect(doc.counts.assigned === rooms.length + 2 && doc.rooms.some((r) => r.endpointId === poly.id), JSON.stringify(doc.counts));
+    const states = await page.locator("#template-rooms-table tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-state")));
+    expect(states.every((s) => ["unchecked", "in_line", "drifted", "unreachable"].includes(s)), `states: ${states}`);
+  });
+
+  await step("templates: Check now shows the demo rooms drifted (held → template) and the Lobby screen unreachable", async () => {
+    await page.locator("#template-check").click();
+    for (const r of rooms) await driftRow(r.id).and(page.locator('[data-state="drifted"]')).waitFor({ timeout: 30000 });
+    const lobby = page.locator("#template-rooms-table tr").filter({ hasText: "Lobby screen" });
+    await lobby.and(page.locator('[data-state="unreachable"]')).waitFor();
+    expect((await lobby.textContent()).includes("EndpointHasNoListenerService"), await lobby.textContent());
+    const zone = driftRow(board.id).locator('li[data-key="time_zone"]');
+    expect((await zone.textContent()) === "time_zone: Etc/UTC → Europe/Oslo", await zone.textContent());
+    expect(await driftRow(board.id).locator(".badge").textContent() === "drifted", "the badge in words");
+    // The Poly room cannot set a time zone: not drift.
+    expect(await driftRow(poly.id).locator('li[data-key="time_zone"]').count() === 0, await driftRow(poly.id).textContent());
+    const c = (await roomsOf()).counts;
+    await page.locator("#template-check:not([disabled])").waitFor();
+    const summary = await page.locator("#template-rooms-summary").textContent();
+    expect(c.drifted >= rooms.length && summary.startsWith(`${c.drifted} rooms drifted of ${c.assigned} assigned`)
+      && summary.includes(`${c.inLine} in line`) && summary.includes(`${c.unreachable} unreachable`), `${summary} / ${JSON.stringify(c)}`);
+    expect(await page.locator("#template-reapply").isEnabled(), "Re-apply is enabled");
+    await page.waitForFunction(() => !document.querySelector("#toast")?.textContent, null, { timeout: 10000 });
+    await page.locator("#template-rooms").screenshot({ path: join(shots, "template-drift.png") });
+  });
+
+  await step("templates: Re-apply to drifted rooms runs a job on them, shown as Apply's; Check now shows them in line", async () => {
+    const before = await jobIds();
+    const drifted = (await roomsOf()).rooms.filter((r) => r.state === "drifted");
+    let asked = "";
+    page.once("dialog", (d) => { asked = d.message(); void d.accept(); });
+    await page.locator("#template-reapply").click();
+    expect(asked.includes(`${drifted.length} drifted rooms`), `the confirmation counts the rooms: ${asked}`);
+    reapplyJob = await newJob(before);
+    expect(reapplyJob.kind === "apply" && reapplyJob.templateId === template.id, JSON.stringify(reapplyJob));
+    expect(JSON.stringify(reapplyJob.rooms.map((r) => r.endpointId).sort()) === JSON.stringify(drifted.map((r) => r.endpointId).sort()),
+      `the drifted rooms only: ${reapplyJob.rooms.map((r) => r.name)}`);
+    await page.locator(`#template-jobs-table tr.selected[data-job="${reapplyJob.id}"] [data-state="finished"]`).waitFor({ timeout: 30000 });
+    await page.locator('#template-job-title [data-state="finished"]').waitFor();
+    expect(await page.locator("#template-job-table tbody tr").count() === drifted.length, "the job view has the drifted rooms");
+    const zone = page.locator(`#template-job-table tr[data-room="${board.id}"] td[data-outcome]`).first();
+    expect((await zone.textContent()).includes("appliedEtc/UTC → Europe/Oslo"), await zone.textContent());
+    await page.locator("#template-check").click();
+    for (const r of rooms) await driftRow(r.id).and(page.locator('[data-state="in_line"]')).waitFor({ timeout: 30000 });
+    expect((await driftRow(board.id).textContent()).includes("none"), await driftRow(board.id).textContent());
+    await page.locator("#template-check:not([disabled])").waitFor();
+    expect(await page.locator("#template-reapply").isDisabled(), "nothing left to re-apply");
+  });
+
+  await step("templates: unassign one room; a check made elsewhere shows through the stream's drift events", async () => {
+    const one = rooms.find((r) => r.id !== board.id);
+    await driftRow(one.id).getByRole("button", { name: `Unassign ${one.name}` }).click();
+    await driftRow(one.id).waitFor({ state: "detached" });
+    const doc = await roomsOf();
+    expect(doc.counts.assigned === rooms.length + 1 && !doc.rooms.some((r) => r.endpointId === one.id), JSON.stringify(doc.counts));
+    // Behind the page's back: the re-apply undone and the rooms checked through the API.
+    const before = await jobIds();
+    await api(`/api/jobs/${reapplyJob.id}/undo`, { method: "POST" });
+    await newJob(before);
+    await api(`/api/templates/${template.id}/check`, { method: "POST" });
+    await driftRow(board.id).and(page.locator('[data-state="drifted"]')).waitFor({ timeout: 15000 });
+    await page.locator("#template-reapply:not([disabled])").waitFor();
+  });
+
   await step("templates: the plan behind one listener; delete asks first", async () => {
     const listener = (await api("/api/listenerservices")).find((l) => l.name === "Demo listener");
     await page.getByLabel("Rooms", { exact: true }).selectOption(listener.id);
@@ -779,6 +883,13 @@ try {
     expect(await row.getByRole("button", { name: "Delete" }).count() === 0, "no delete");
     await page.locator("#templates-read-only").waitFor();
     await row.getByRole("button", { name: "Plan on all rooms" }).click();
+    // The assigned rooms, without a control to change them.
+    await page.locator(`#template-rooms-table tr[data-room="${board.id}"]`).waitFor();
+    await page.locator("#template-rooms-read-only").waitFor();
+    for (const control of ["#template-check", "#template-reapply", "#template-assign-open"]) {
+      expect(await page.locator(control).count() === 0, `no ${control}`);
+    }
+    expect(await page.locator("#template-rooms-table").getByRole("button").count() === 0, "no Unassign");
     await page.locator(`#template-plan-table tr[data-room="${board.id}"] td[data-plan="change"]`).first().waitFor({ timeout: 30000 });
     // Apply is the service's to refuse: the 403 is said in words, and no job starts.
     const before = (await api("/api/jobs")).length;
@@ -808,6 +919,11 @@ try {
     await p.locator("#template-form").waitFor();
     const templatesWide = await p.evaluate(() => document.documentElement.scrollWidth);
     expect(templatesWide <= 390, `the templates page is ${templatesWide}px wide on a 390px screen`);
+    // The assigned rooms too (their table scrolls inside its own box).
+    await p.locator(`#templates-table tr[data-template="${template.id}"]`).getByRole("button", { name: "Assigned rooms" }).click();
+    await p.locator("#template-rooms-table").waitFor();
+    const driftWide = await p.evaluate(() => document.documentElement.scrollWidth);
+    expect(driftWide <= 390, `the assigned rooms make the page ${driftWide}px wide on a 390px screen`);
     await phone.close();
   });
 
