@@ -4,13 +4,14 @@
 //! Correctness never depends on the purge (every read filters expired tokens and paired
 //! statuses by time); it only keeps the tables small. Failures are the exception: nothing
 //! expires them, and an offline listener adds one per poll, so they are kept for
-//! [`FAILURE_RETENTION_MS`], and audit entries for their configured [`AuditRetention`].
+//! [`FAILURE_RETENTION_MS`], audit entries for their configured [`AuditRetention`], and
+//! finished template jobs (with what each room held before) for [`JobRetention`].
 
 use roomlink_domain::audit::DEFAULT_RETENTION_DAYS;
 use roomlink_domain::error::Result;
 use roomlink_domain::ports::{
     AuditStore, AuthFailureLedger, AutoJoinStore, Clock, FailureStore, PairingStore, PoolStatus,
-    StoreHealth, TokenStore, UsageStore, WebhookStore,
+    StoreHealth, TemplateJobStore, TokenStore, UsageStore, WebhookStore,
 };
 use roomlink_domain::usage::UsageRetention;
 use std::sync::Arc;
@@ -40,12 +41,37 @@ impl Default for AuditRetention {
     }
 }
 
-impl AuditRetention {
-    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
+/// `days` days before `now`.
+fn days_before(now: i64, days: u32) -> i64 {
+    now.saturating_sub(i64::from(days).saturating_mul(DAY_MS))
+}
+
+impl AuditRetention {
     /// Entries dated before this are deleted.
     pub fn cutoff(&self, now: i64) -> i64 {
-        now.saturating_sub(i64::from(self.days).saturating_mul(Self::DAY_MS))
+        days_before(now, self.days)
+    }
+}
+
+/// How long finished template jobs are kept (`templates.job_retention_days`): an apply job
+/// can be undone as long as it is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobRetention {
+    pub days: u32,
+}
+
+impl Default for JobRetention {
+    fn default() -> Self {
+        JobRetention { days: 90 }
+    }
+}
+
+impl JobRetention {
+    /// Jobs finished before this are deleted.
+    pub fn cutoff(&self, now: i64) -> i64 {
+        days_before(now, self.days)
     }
 }
 
@@ -58,10 +84,12 @@ pub struct Housekeeping {
     pub auto_joins: Arc<dyn AutoJoinStore>,
     pub usage: Arc<dyn UsageStore>,
     pub webhooks: Arc<dyn WebhookStore>,
+    pub template_jobs: Arc<dyn TemplateJobStore>,
     pub health: Arc<dyn StoreHealth>,
     pub clock: Arc<dyn Clock>,
     pub audit_retention: AuditRetention,
     pub usage_retention: UsageRetention,
+    pub job_retention: JobRetention,
 }
 
 /// How many records one purge deleted.
@@ -76,6 +104,7 @@ pub struct Purged {
     pub webhook_deliveries: u64,
     pub health_changes: u64,
     pub auth_failures: u64,
+    pub template_jobs: u64,
 }
 
 impl Purged {
@@ -89,6 +118,7 @@ impl Purged {
             + self.webhook_deliveries
             + self.health_changes
             + self.auth_failures
+            + self.template_jobs
     }
 }
 
@@ -122,12 +152,14 @@ impl Housekeeping {
                 .await?,
             health_changes: self
                 .webhooks
-                .purge_health_history(
-                    now - roomlink_domain::health::HISTORY_DAYS * AuditRetention::DAY_MS,
-                )
+                .purge_health_history(now - roomlink_domain::health::HISTORY_DAYS * DAY_MS)
                 .await?,
             // Allowances that have refilled: the same as none.
             auth_failures: self.auth_failures.purge_auth_failures(now).await?,
+            template_jobs: self
+                .template_jobs
+                .purge_jobs(self.job_retention.cutoff(now))
+                .await?,
         })
     }
 
@@ -148,7 +180,8 @@ mod tests {
     use mockall::predicate::eq;
     use roomlink_domain::ports::{
         MockAuditStore, MockAuthFailureLedger, MockAutoJoinStore, MockClock, MockFailureStore,
-        MockPairingStore, MockStoreHealth, MockTokenStore, MockUsageStore, MockWebhookStore,
+        MockPairingStore, MockStoreHealth, MockTemplateJobStore, MockTokenStore, MockUsageStore,
+        MockWebhookStore,
     };
 
     const NOW: i64 = 1_800_000_000_000;
@@ -199,11 +232,17 @@ mod tests {
             .expect_purge_auth_failures()
             .with(eq(NOW))
             .return_once(|_| Ok(9));
+        let mut template_jobs = MockTemplateJobStore::new();
+        template_jobs
+            .expect_purge_jobs()
+            .with(eq(NOW - 3 * 24 * 3_600_000))
+            .return_once(|_| Ok(10));
         let mut clock = MockClock::new();
         clock.expect_now_ms().return_const(NOW);
         let housekeeping = Housekeeping {
             auth_failures: Arc::new(auth_failures),
             webhooks: Arc::new(webhooks),
+            template_jobs: Arc::new(template_jobs),
             tokens: Arc::new(tokens),
             pairing: Arc::new(pairing),
             failures: Arc::new(failures),
@@ -214,6 +253,7 @@ mod tests {
             clock: Arc::new(clock),
             audit_retention: AuditRetention { days: 1 },
             usage_retention: UsageRetention { days: 2 },
+            job_retention: JobRetention { days: 3 },
         };
         let purged = housekeeping.purge().await.unwrap();
         assert_eq!(
@@ -228,8 +268,9 @@ mod tests {
                 webhook_deliveries: 7,
                 health_changes: 8,
                 auth_failures: 9,
+                template_jobs: 10,
             }
         );
-        assert_eq!(purged.total(), 45);
+        assert_eq!(purged.total(), 55);
     }
 }

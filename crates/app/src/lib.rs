@@ -111,6 +111,8 @@ pub struct Policies {
     pub pairing: roomlink_domain::pairing::PairingPolicy,
     /// How long audit entries are kept.
     pub audit_retention: housekeeping::AuditRetention,
+    /// How long finished template jobs are kept.
+    pub job_retention: housekeeping::JobRetention,
     /// How long call sessions are kept after they ended.
     pub usage_retention: roomlink_domain::usage::UsageRetention,
     /// Bytes of serialized endpoint lists kept in memory.
@@ -425,10 +427,12 @@ impl Services {
                 auto_joins: store.clone(),
                 usage: store.clone(),
                 webhooks: store.clone(),
+                template_jobs: store.clone(),
                 health: store.clone(),
                 clock: ports.clock.clone(),
                 audit_retention: policies.audit_retention,
                 usage_retention: policies.usage_retention,
+                job_retention: policies.job_retention,
             }),
             auth_failures: policies.shared_allowances.clone().map(|shared| {
                 Arc::new(auth_failures::AuthFailures {

@@ -239,6 +239,13 @@ impl TemplateJobs {
             .await
     }
 
+    /// Lapses the claims of this instance's running jobs, for a graceful stop once their runs
+    /// have been dropped: another instance (or this one restarted) resumes them at its next
+    /// look instead of after the lease. Returns how many.
+    pub async fn release_claims(&self) -> Result<u64> {
+        self.jobs.release_jobs(&self.owner).await
+    }
+
     /// Running jobs whose instance stopped renewing their claim.
     pub async fn orphans(&self) -> Result<Vec<JobRef>> {
         self.jobs.orphaned_jobs(self.clock.now_ms()).await

@@ -136,6 +136,27 @@ impl TemplateJobStore for MemoryStore {
         Ok(true)
     }
 
+    async fn release_jobs(&self, owner: &str) -> Result<u64> {
+        let mut s = self.lock()?;
+        let mut n = 0;
+        for held in s.template_jobs.iter_mut().filter(|h| h.running_for(owner)) {
+            // As the database does: no holder, and lapsed before any `now`.
+            held.owner = None;
+            held.lease_until = 0;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    async fn purge_jobs(&self, cutoff: i64) -> Result<u64> {
+        let mut s = self.lock()?;
+        let before = s.template_jobs.len();
+        s.template_jobs.retain(|h| {
+            h.job.state != JobState::Finished || h.job.finished_at.is_none_or(|at| at >= cutoff)
+        });
+        Ok((before - s.template_jobs.len()) as u64)
+    }
+
     async fn finish_job(
         &self,
         enterprise: &EnterpriseId,

@@ -214,6 +214,7 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
         links,
         live,
         reload,
+        services,
         // Held to the end: dropping it would leave the cluster mid-shutdown.
         cluster: _cluster,
         // Held to the end: a restore must wait until this process has stopped.
@@ -261,6 +262,16 @@ pub async fn serve(settings: &Settings) -> anyhow::Result<()> {
          (a second SIGINT stops at once)"
     );
     drop(background);
+    // The template jobs' runs stopped with the background tasks: their claims are released, so
+    // another instance (or this one, restarted) resumes them at once, not after the lease.
+    match services.template_jobs.release_claims().await {
+        Ok(0) => {}
+        Ok(released) => tracing::info!(
+            jobs = released,
+            "template jobs left to the next instance to look (GET /api/jobs)"
+        ),
+        Err(e) => tracing::warn!(error = %e, "template jobs: claims not released; they lapse"),
+    }
     // Listeners' sockets would hold the graceful stop for its whole grace period: closed now,
     // their listeners reconnect to another instance.
     links.close_all();
@@ -428,48 +439,58 @@ async fn deliver_webhooks(services: Services, every: Duration) {
 }
 
 /// Runs template jobs: each started here at once, and any whose instance stopped renewing its
-/// claim (a crash, a restart) once it lapses. Each job is its own task; a job's rooms are paced
-/// by `roomlink_app::template_jobs`. Stopping the service drops the tasks: their jobs are
-/// resumed from the database by the next instance to look.
+/// claim (a crash, a restart) once it lapses. Each job is its own task, held in a set this task
+/// owns, so that stopping this task stops them all; a job's rooms are paced by
+/// `roomlink_app::template_jobs`. A graceful stop then releases their claims (`serve`), and the
+/// next instance to look resumes them from the database.
 async fn run_template_jobs(services: Services, every: Duration) {
     use futures::StreamExt;
     let Some(mut started) = services.template_jobs.take_started() else {
         return;
     };
-    let spawn = |(enterprise, id): roomlink_app::template_jobs::JobRef| {
-        let jobs = services.template_jobs.clone();
-        tokio::spawn(async move {
-            match jobs.run(&enterprise, &id).await {
-                Ok(roomlink_app::template_jobs::JobRun::Finished(p)) => tracing::info!(
-                    job = %id,
-                    rooms = p.rooms,
-                    unreachable = p.unreachable,
-                    applied = p.applied,
-                    refused = p.refused,
-                    "template job finished (GET /api/jobs/{{id}})"
-                ),
-                Ok(_) => {}
-                // Its claim lapses and a later scan resumes it.
-                Err(e) => tracing::warn!(job = %id, error = %e, "template job stopped"),
-            }
-        });
-    };
+    let mut runs = tokio::task::JoinSet::new();
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            Some(job) = started.next() => spawn(job),
+            Some(job) = started.next() => spawn_job(&mut runs, &services, job),
+            // Finished runs leave the set (their outcome is logged by the run itself).
+            Some(_) = runs.join_next() => {}
             _ = tick.tick() => match services.template_jobs.orphans().await {
                 Ok(orphans) => {
                     for job in orphans {
                         tracing::info!(job = %job.1, "resuming a template job its instance left");
-                        spawn(job);
+                        spawn_job(&mut runs, &services, job);
                     }
                 }
                 Err(e) => tracing::warn!(error = %e, "template jobs: cannot look for orphans"),
             },
         }
     }
+}
+
+/// One job's run, as a task of `runs`.
+fn spawn_job(
+    runs: &mut tokio::task::JoinSet<()>,
+    services: &Services,
+    (enterprise, id): roomlink_app::template_jobs::JobRef,
+) {
+    let jobs = services.template_jobs.clone();
+    runs.spawn(async move {
+        match jobs.run(&enterprise, &id).await {
+            Ok(roomlink_app::template_jobs::JobRun::Finished(p)) => tracing::info!(
+                job = %id,
+                rooms = p.rooms,
+                unreachable = p.unreachable,
+                applied = p.applied,
+                refused = p.refused,
+                "template job finished (GET /api/jobs/{{id}})"
+            ),
+            Ok(_) => {}
+            // Its claim lapses and a later scan resumes it.
+            Err(e) => tracing::warn!(job = %id, error = %e, "template job stopped"),
+        }
+    });
 }
 
 /// Sends rooms with calendar push on their meetings when they changed (the rules:
@@ -592,6 +613,7 @@ async fn housekeeping(services: Services) {
                 health_changes = purged.health_changes,
                 call_sessions = purged.call_sessions,
                 auth_failures = purged.auth_failures,
+                template_jobs = purged.template_jobs,
                 "expired records purged"
             ),
             Ok(_) => {}

@@ -264,6 +264,9 @@ async fn wire(
             rooms_per_listener: settings.templates.rooms_per_listener as usize,
             ..Default::default()
         },
+        job_retention: roomlink_app::housekeeping::JobRetention {
+            days: settings.templates.job_retention_days,
+        },
         drift_refresh: roomlink_app::drift_checks::DriftRefresh {
             interval_ms: i64::from(settings.templates.drift_check_minutes) * 60_000,
             per_round: settings.templates.drift_checks_per_round as usize,

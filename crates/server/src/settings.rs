@@ -445,6 +445,7 @@ const DEFAULTS: &[(&str, Builtin)] = &[
     ("webhooks.delivery_interval_ms", Builtin::Whole(1_000)),
     ("templates.job_lease_secs", Builtin::Whole(60)),
     ("templates.rooms_per_listener", Builtin::Whole(2)),
+    ("templates.job_retention_days", Builtin::Whole(90)),
     ("templates.drift_check_minutes", Builtin::Whole(60)),
     ("templates.drift_checks_per_round", Builtin::Whole(20)),
     (
@@ -533,6 +534,7 @@ pub const KNOWN: &[&str] = &[
     "webhooks.delivery_interval_ms",
     "templates.job_lease_secs",
     "templates.rooms_per_listener",
+    "templates.job_retention_days",
     "templates.drift_check_minutes",
     "templates.drift_checks_per_round",
     "security.service_key",

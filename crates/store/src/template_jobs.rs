@@ -392,6 +392,35 @@ impl TemplateJobStore for DbStore {
         })
     }
 
+    async fn release_jobs(&self, owner: &str) -> Result<u64> {
+        // Lease 0: lapsed before any `now`, so the resumer lists the job at its next look.
+        let n = db_run!(self, |c| {
+            Ok(diesel::update(
+                j::table
+                    .filter(j::state.eq(RUNNING))
+                    .filter(j::lease_owner.eq(owner)),
+            )
+            .set((j::lease_owner.eq(None::<&str>), j::lease_until_ms.eq(0_i64)))
+            .execute(c)
+            .await?)
+        })?;
+        Ok(n as u64)
+    }
+
+    async fn purge_jobs(&self, cutoff: i64) -> Result<u64> {
+        // The rooms go by ON DELETE CASCADE (SQLite: foreign_keys is on for every connection).
+        let n = db_run!(self, |c| {
+            Ok(diesel::delete(
+                j::table
+                    .filter(j::state.eq(JobState::Finished.name()))
+                    .filter(j::finished_ms.lt(cutoff)),
+            )
+            .execute(c)
+            .await?)
+        })?;
+        Ok(n as u64)
+    }
+
     async fn finish_job(
         &self,
         enterprise: &EnterpriseId,

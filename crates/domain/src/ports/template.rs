@@ -83,6 +83,12 @@ pub trait TemplateJobStore: Send + Sync {
         owner: &str,
         lease_until: i64,
     ) -> Result<bool>;
+    /// Lapses every claim `owner` holds on a running job, for a graceful stop: the next
+    /// instance to look resumes those jobs at once instead of after the lease. Returns how many.
+    async fn release_jobs(&self, owner: &str) -> Result<u64>;
+    /// Deletes the jobs of every enterprise that finished before `cutoff`, with their rooms;
+    /// running jobs stay whatever their age. Returns how many jobs went.
+    async fn purge_jobs(&self, cutoff: i64) -> Result<u64>;
     /// Marks the job finished at `at` and releases its claim, if `owner` holds it.
     async fn finish_job(
         &self,

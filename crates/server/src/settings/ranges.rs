@@ -37,6 +37,7 @@ pub const RANGES: &[Range] = &[
     whole("webhooks.delivery_interval_ms", 50, 60_000),
     whole("templates.job_lease_secs", 5, 3_600),
     whole("templates.rooms_per_listener", 1, 16),
+    whole("templates.job_retention_days", 1, 3_650),
     whole("templates.drift_check_minutes", 1, 10_080),
     whole("templates.drift_checks_per_round", 0, 1000),
     whole("security.bcrypt_cost", 4, 31),

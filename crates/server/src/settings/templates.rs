@@ -11,6 +11,8 @@ pub struct TemplateJobSettings {
     pub job_lease_secs: u64,
     /// Rooms of one listener service written at once.
     pub rooms_per_listener: u64,
+    /// How long a finished job (and what it replaced, for its undo) is kept.
+    pub job_retention_days: u32,
     /// How often a room assigned a template is checked for drift.
     pub drift_check_minutes: u32,
     /// Rooms of one listener service checked per status poll round (0: no checks in rounds).

@@ -186,6 +186,7 @@ delivery_interval_ms = 200
 [templates]
 job_lease_secs = 30
 rooms_per_listener = 4
+job_retention_days = 7
 drift_check_minutes = 120
 drift_checks_per_round = 0
 [security]
@@ -261,10 +262,11 @@ meet_hosts = ["meet.google.com"]
     );
     assert_eq!(
         (
+            s.templates.job_retention_days,
             s.templates.drift_check_minutes,
             s.templates.drift_checks_per_round
         ),
-        (120, 0)
+        (7, 120, 0)
     );
     assert!(!format!("{:?}", s.cluster).contains("nats-password"));
     assert_eq!(s.calendar.allowed_hosts, "dav.corp.example, 127.0.0.1");

@@ -353,3 +353,55 @@ async fn a_restart_in_the_middle_of_a_job_loses_nothing_on_postgres() {
         a_restart_loses_nothing(app, 33).await;
     }
 }
+
+/// A graceful stop releases the claims of its jobs: another instance takes them over at once,
+/// without waiting for the lease to lapse.
+async fn a_graceful_stop_hands_its_jobs_over_at_once(first: TestApp) {
+    let (rw, _) = first.tenant("acme").await;
+    let enterprise = first.enterprise_of(&rw).await;
+    let site = site(&first, &rw, 36, None).await;
+    let id = template(&first, &rw, "Oslo rooms").await;
+    let body = json!({"rooms": {"endpoints": [site.endpoint("TANDBERG_HTTP")]}});
+    let job = start(
+        &first,
+        &rw,
+        &format!("/api/templates/{id}/apply"),
+        Some(body),
+    )
+    .await;
+    let second = first.spawn_beside(&[]).await;
+    // Claimed by the first instance: nobody else may take it.
+    assert!(
+        second
+            .services
+            .template_jobs
+            .orphans()
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        first.services.template_jobs.release_claims().await.unwrap(),
+        1
+    );
+    // The clock has not moved: the job is free because it was released, not because it lapsed.
+    assert_eq!(
+        second.services.template_jobs.orphans().await.unwrap(),
+        [(enterprise.clone(), JobId::from_trusted(job.clone()))]
+    );
+    let done = run(&second, &enterprise, &job).await;
+    assert_eq!(done["progress"]["applied"], 3, "{done}");
+    // Nothing left to release.
+    assert_eq!(
+        first.services.template_jobs.release_claims().await.unwrap(),
+        0
+    );
+    site.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graceful_stop_hands_its_jobs_over_at_once_on_postgres() {
+    if let Some(app) = TestApp::spawn(Backend::Postgres).await {
+        a_graceful_stop_hands_its_jobs_over_at_once(app).await;
+    }
+}

@@ -1,8 +1,9 @@
 //! TemplateJobStore: jobs round-trip with their rooms in every state (a thousand of them as
 //! well), one job runs per enterprise (also when inserts race), claims are exclusive until
 //! they lapse, a room is saved only under a held claim, lapsed running jobs are found, the
-//! list is newest first, limited and scoped, and inserts and finishes come with their audit
-//! entries or not at all.
+//! list is newest first, limited and scoped, inserts and finishes come with their audit
+//! entries or not at all, an owner's released claims lapse at once (only its running jobs'),
+//! and finished jobs are purged before a cutoff with their rooms (running ones never).
 
 use super::*;
 use roomlink_domain::audit::{AuditEntry, AuditFilter};
@@ -398,4 +399,170 @@ pub async fn template_jobs_list_newest_first_limited_and_scoped(h: &Harness) {
     assert!(h.store.jobs(&e.id, 10).await.unwrap().is_empty());
     assert_eq!(h.store.job(&e.id, &stored[0].id).await.unwrap(), None);
     assert_eq!(h.store.jobs(&other.id, 10).await.unwrap().len(), 1);
+}
+
+pub async fn released_template_jobs_are_free_at_once(h: &Harness) {
+    let mine = enterprise(h, 10).await;
+    let also_mine = enterprise(h, 10).await;
+    let theirs = enterprise(h, 10).await;
+    let done = enterprise(h, 10).await;
+    let first = apply(&mine, NOW, 2);
+    insert(h, &first, "a").await.unwrap();
+    let second = apply(&also_mine, NOW + 1, 1);
+    insert(h, &second, "a").await.unwrap();
+    let held = apply(&theirs, NOW + 2, 1);
+    insert(h, &held, "b").await.unwrap();
+    let mut finished = apply(&done, NOW + 3, 1);
+    insert(h, &finished, "a").await.unwrap();
+    assert!(finish(h, &finished, "a", NOW + 4).await);
+    finished.state = JobState::Finished;
+    finished.finished_at = Some(NOW + 4);
+    assert!(h.store.orphaned_jobs(NOW).await.unwrap().is_empty());
+
+    assert_eq!(h.store.release_jobs("nobody").await.unwrap(), 0);
+    assert_eq!(
+        h.store.release_jobs("a").await.unwrap(),
+        2,
+        "a's running jobs, not its finished one"
+    );
+    assert_eq!(
+        h.store.orphaned_jobs(NOW).await.unwrap(),
+        [
+            (mine.id.clone(), first.id.clone()),
+            (also_mine.id.clone(), second.id.clone())
+        ],
+        "lapsed at once, b's job not among them"
+    );
+    assert_eq!(h.store.release_jobs("a").await.unwrap(), 0, "released once");
+
+    // a holds them no more: its save and finish are refused, and the jobs are as they were.
+    assert!(
+        !h.store
+            .save_job_room(
+                &mine.id,
+                &first.id,
+                0,
+                &RoomState::Pending,
+                "a",
+                NOW + LEASE
+            )
+            .await
+            .unwrap()
+    );
+    assert!(!finish(h, &second, "a", NOW + 5).await);
+    assert_eq!(read(h, &first).await, first);
+    assert_eq!(read(h, &second).await, second);
+    assert_eq!(
+        read(h, &finished).await,
+        finished,
+        "a finished job is untouched"
+    );
+
+    // Anyone takes them, well before the lease would have lapsed.
+    let claim = |e: &Enterprise, j: &TemplateJob, owner: &'static str| {
+        let (e, id) = (e.id.clone(), j.id.clone());
+        async move {
+            h.store
+                .claim_job(&e, &id, owner, NOW + 1, NOW + 2 * LEASE)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(claim(&mine, &first, "c").await);
+    assert!(!claim(&mine, &first, "a").await, "c holds it now");
+    assert!(
+        claim(&also_mine, &second, "a").await,
+        "a may take one back as well"
+    );
+    assert!(h.store.orphaned_jobs(NOW + 2).await.unwrap().is_empty());
+
+    // b's claim holds until its lease lapses.
+    assert!(!claim(&theirs, &held, "c").await, "b holds it");
+    assert_eq!(
+        h.store.orphaned_jobs(NOW + LEASE + 1).await.unwrap(),
+        [(theirs.id.clone(), held.id.clone())],
+        "b's job lapses with its lease, c's and a's are renewed"
+    );
+    assert!(finish(h, &held, "b", NOW + 6).await);
+}
+
+pub async fn finished_template_jobs_are_purged_before_the_cutoff(h: &Harness) {
+    let cutoff = NOW + 1_000;
+    let e = enterprise(h, 10).await;
+    let other = enterprise(h, 10).await;
+    let quiet = enterprise(h, 10).await;
+    // Finished just before, at and after the cutoff, in two enterprises; running jobs older
+    // than the cutoff.
+    let mut stored = Vec::new();
+    for (ent, created, finished, rooms) in [
+        (&e, NOW, cutoff - 1, 3),
+        (&e, NOW + 1, cutoff, 2),
+        (&other, NOW, NOW + 2, 4),
+        (&other, NOW + 3, cutoff + 1, 1),
+    ] {
+        let mut j = apply(ent, created, rooms);
+        insert(h, &j, "a").await.unwrap();
+        assert!(finish(h, &j, "a", finished).await);
+        j.state = JobState::Finished;
+        j.finished_at = Some(finished);
+        stored.push(j);
+    }
+    let [old, at_cutoff, older, newer] = <[TemplateJob; 4]>::try_from(stored).unwrap();
+    let running = apply(&e, NOW - 100 * LEASE, 2);
+    insert(h, &running, "a").await.unwrap();
+    let lapsed = apply(&quiet, NOW - 200 * LEASE, 1);
+    h.store
+        .insert_job(
+            &lapsed,
+            "b",
+            NOW - 199 * LEASE,
+            &audit(&lapsed, "templates.apply"),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(
+        h.store.purge_jobs(NOW).await.unwrap(),
+        0,
+        "none finished so early"
+    );
+    assert_eq!(h.store.purge_jobs(cutoff).await.unwrap(), 2);
+    assert_eq!(h.store.job(&e.id, &old.id).await.unwrap(), None);
+    assert_eq!(h.store.job(&other.id, &older.id).await.unwrap(), None);
+    assert_eq!(
+        read(h, &at_cutoff).await,
+        at_cutoff,
+        "finished at the cutoff stays"
+    );
+    assert_eq!(read(h, &newer).await, newer);
+    assert_eq!(read(h, &running).await, running, "running, however old");
+    assert_eq!(
+        read(h, &lapsed).await,
+        lapsed,
+        "running with a lapsed claim"
+    );
+    assert_eq!(
+        h.store.jobs(&e.id, 10).await.unwrap(),
+        [at_cutoff.clone(), running.clone()]
+    );
+    assert_eq!(h.store.jobs(&other.id, 10).await.unwrap(), [newer]);
+    assert_eq!(h.store.purge_jobs(cutoff).await.unwrap(), 0, "purged once");
+
+    // The rooms went with their job: a job of the same id stores (positions are free again)
+    // and reads back with its own rooms only.
+    let mut again = apply(&other, NOW + 10, 1);
+    again.id = older.id.clone();
+    insert(h, &again, "a").await.unwrap();
+    assert_eq!(read(h, &again).await, again);
+    assert!(finish(h, &again, "a", cutoff + 5).await);
+
+    // Later, everything finished goes; the running jobs still stay.
+    assert_eq!(h.store.purge_jobs(i64::MAX).await.unwrap(), 3);
+    assert_eq!(h.store.jobs(&e.id, 10).await.unwrap(), [running]);
+    assert!(h.store.jobs(&other.id, 10).await.unwrap().is_empty());
+    assert_eq!(
+        h.store.orphaned_jobs(NOW).await.unwrap(),
+        [(quiet.id.clone(), lapsed.id.clone())]
+    );
+    assert_eq!(h.store.jobs(&quiet.id, 10).await.unwrap(), [lapsed]);
 }
