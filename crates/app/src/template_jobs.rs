@@ -25,7 +25,7 @@ use roomlink_domain::ids::{EnterpriseId, JobId, ListenerServiceId, TemplateId};
 use roomlink_domain::live::LiveTopic;
 use roomlink_domain::ports::{Clock, EndpointStore, IdGenerator, TemplateJobStore, TemplateStore};
 use roomlink_domain::template::SettingOutcomes;
-use roomlink_domain::template::job::{JobProgress, RoomState, TemplateJob};
+use roomlink_domain::template::job::{JobProgress, RoomState, TemplateJob, not_running};
 use roomlink_domain::template::plan::RoomSelection;
 use roomlink_domain::template::room_outcome::unreachable;
 use serde_json::{Map, Value};
@@ -199,6 +199,45 @@ impl TemplateJobs {
                 self.clock.now_ms(),
             )?;
             self.start(job, &audit).await
+        }
+        .await;
+        self.audit.settle(audit, result).await
+    }
+
+    /// Cancels the running job `id`: no room is begun after this, the instance running it
+    /// stops at its next save (a room being written is left `writing`, what it held known),
+    /// and another job may start at once. `Conflict` when the job is not running.
+    pub async fn cancel(&self, principal: &Principal, id: &JobId) -> Result<TemplateJob> {
+        let audit = self
+            .audit
+            .op(principal, Operation::CancelJob, Some(id.as_str()));
+        let result = async {
+            principal.authorize(Operation::CancelJob, Target::Enterprise)?;
+            let enterprise = &principal.enterprise_id;
+            let job = self
+                .jobs
+                .job(enterprise, id)
+                .await?
+                .ok_or_else(|| id.not_found())?;
+            let entry = audit.clone().detail(format!(
+                "{} of {} rooms done",
+                job.rooms.len() - job.unfinished_rooms().len(),
+                job.rooms.len()
+            ));
+            // Not running, or it ended between the read and the cancel.
+            if !self
+                .jobs
+                .cancel_job(enterprise, id, self.clock.now_ms(), &entry)
+                .await?
+            {
+                let now = self.jobs.job(enterprise, id).await?.map(|j| j.state);
+                return Err(not_running(id.as_str(), now.unwrap_or(job.state)));
+            }
+            self.changes.changed(enterprise, LiveTopic::Jobs);
+            self.jobs
+                .job(enterprise, id)
+                .await?
+                .ok_or_else(|| id.not_found())
         }
         .await;
         self.audit.settle(audit, result).await

@@ -187,7 +187,10 @@ pub enum TemplateCommand {
         #[arg(long)]
         strict: bool,
     },
-    /// Undo a finished apply job: restore what it replaced, where the rooms still hold it
+    /// Cancel a running job: no room is begun after this
+    Cancel { job: String },
+    /// Undo a finished (or cancelled) apply job: restore what it replaced, where the rooms
+    /// still hold it
     Undo {
         job: String,
         #[arg(long)]
@@ -587,6 +590,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Cl
                         wait: !no_wait,
                     }
                 }
+                TemplateCommand::Cancel { job } => A::Cancel { job },
                 TemplateCommand::Jobs => A::Jobs,
                 TemplateCommand::Job { id } => A::Job { id },
                 TemplateCommand::Assign { id, rooms } => A::Assign {

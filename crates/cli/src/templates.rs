@@ -57,6 +57,10 @@ pub enum TemplateAction<'a> {
         rooms: Rooms<'a>,
         wait: bool,
     },
+    /// Cancel a running job.
+    Cancel {
+        job: &'a str,
+    },
     /// Start undoing an apply job.
     Undo {
         job: &'a str,
@@ -223,6 +227,10 @@ pub fn templates(
         TemplateAction::Undo { job, wait } => {
             let job = call(Method::POST, &["api", "jobs", job, "undo"], None)?;
             return started(client, job, *wait, as_json, out);
+        }
+        TemplateAction::Cancel { job } => {
+            let job = call(Method::POST, &["api", "jobs", job, "cancel"], None)?;
+            return report(&job, as_json, out);
         }
         TemplateAction::Jobs => {
             let all = call(Method::GET, &["api", "jobs"], None)?;

@@ -187,6 +187,7 @@ operations! {
     ListJobs => "jobs.list",
     GetJob => "jobs.get",
     UndoJob => "jobs.undo",
+    CancelJob => "jobs.cancel",
     LiveTicket => "live.ticket",
     LiveEvents => "live.events",
 }
@@ -239,7 +240,8 @@ impl Operation {
             // A check records what it found and may tell webhooks: a write of observations.
             | CheckTemplate
             | ReapplyTemplate
-            | UndoJob => Access::Write,
+            | UndoJob
+            | CancelJob => Access::Write,
             // Deleting one's own token needs no more than holding it; deleting another
             // caller's token is checked separately (see `authorize`).
             ListAccessTokens | GetAccessToken | DeleteAccessToken | ListEndpoints | GetEndpoint

@@ -136,6 +136,29 @@ impl TemplateJobStore for MemoryStore {
         Ok(true)
     }
 
+    async fn cancel_job(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &JobId,
+        at: i64,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
+        let mut s = self.lock()?;
+        let Some(held) = s.held_job(enterprise, id) else {
+            return Ok(false);
+        };
+        if held.job.state != JobState::Running {
+            return Ok(false);
+        }
+        // As the database does: whoever held the claim holds it no more.
+        held.job.state = JobState::Cancelled;
+        held.job.finished_at = Some(at);
+        held.owner = None;
+        held.lease_until = 0;
+        s.audit(audit);
+        Ok(true)
+    }
+
     async fn release_jobs(&self, owner: &str) -> Result<u64> {
         let mut s = self.lock()?;
         let mut n = 0;
@@ -152,7 +175,8 @@ impl TemplateJobStore for MemoryStore {
         let mut s = self.lock()?;
         let before = s.template_jobs.len();
         s.template_jobs.retain(|h| {
-            h.job.state != JobState::Finished || h.job.finished_at.is_none_or(|at| at >= cutoff)
+            // Finished or cancelled: every job not running.
+            h.job.state == JobState::Running || h.job.finished_at.is_none_or(|at| at >= cutoff)
         });
         Ok((before - s.template_jobs.len()) as u64)
     }

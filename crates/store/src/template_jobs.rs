@@ -392,6 +392,36 @@ impl TemplateJobStore for DbStore {
         })
     }
 
+    async fn cancel_job(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &JobId,
+        at: i64,
+        audit: &AuditEntry,
+    ) -> Result<bool> {
+        db_tx!(self, |c| {
+            // Whoever holds the claim: it goes, so its next save or finish is refused.
+            let n = diesel::update(
+                j::table
+                    .filter(j::enterprise_id.eq(enterprise.as_str()))
+                    .filter(j::id.eq(id.as_str()))
+                    .filter(j::state.eq(RUNNING)),
+            )
+            .set((
+                j::state.eq(JobState::Cancelled.name()),
+                j::finished_ms.eq(Some(at)),
+                j::lease_owner.eq(None::<&str>),
+                j::lease_until_ms.eq(0_i64),
+            ))
+            .execute(c)
+            .await?;
+            if n > 0 {
+                append_audit!(c, audit)?;
+            }
+            Ok(n > 0)
+        })
+    }
+
     async fn release_jobs(&self, owner: &str) -> Result<u64> {
         // Lease 0: lapsed before any `now`, so the resumer lists the job at its next look.
         let n = db_run!(self, |c| {
@@ -408,11 +438,12 @@ impl TemplateJobStore for DbStore {
     }
 
     async fn purge_jobs(&self, cutoff: i64) -> Result<u64> {
+        // Every job that is not running (finished or cancelled) has its finished_ms.
         // The rooms go by ON DELETE CASCADE (SQLite: foreign_keys is on for every connection).
         let n = db_run!(self, |c| {
             Ok(diesel::delete(
                 j::table
-                    .filter(j::state.eq(JobState::Finished.name()))
+                    .filter(j::state.ne(RUNNING))
                     .filter(j::finished_ms.lt(cutoff)),
             )
             .execute(c)

@@ -83,11 +83,22 @@ pub trait TemplateJobStore: Send + Sync {
         owner: &str,
         lease_until: i64,
     ) -> Result<bool>;
+    /// Cancels the enterprise's job `id` if it is running: state `cancelled`, finished at `at`,
+    /// its claim gone (so the instance running it finds at its next save that it lost it and
+    /// stops), the audit entry written with it. `false` (nothing written) when the job is not
+    /// running (or not there).
+    async fn cancel_job(
+        &self,
+        enterprise: &EnterpriseId,
+        id: &JobId,
+        at: i64,
+        audit: &AuditEntry,
+    ) -> Result<bool>;
     /// Lapses every claim `owner` holds on a running job, for a graceful stop: the next
     /// instance to look resumes those jobs at once instead of after the lease. Returns how many.
     async fn release_jobs(&self, owner: &str) -> Result<u64>;
-    /// Deletes the jobs of every enterprise that finished before `cutoff`, with their rooms;
-    /// running jobs stay whatever their age. Returns how many jobs went.
+    /// Deletes the jobs of every enterprise that finished (or were cancelled) before `cutoff`,
+    /// with their rooms; running jobs stay whatever their age. Returns how many jobs went.
     async fn purge_jobs(&self, cutoff: i64) -> Result<u64>;
     /// Marks the job finished at `at` and releases its claim, if `owner` holds it.
     async fn finish_job(

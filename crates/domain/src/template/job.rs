@@ -38,6 +38,19 @@ pub fn still_running(running: &str) -> Error {
     .with("name", running)
 }
 
+/// `Conflict` (entity class `Job`): job `id` is not running (`state`), so it cannot be cancelled.
+pub fn not_running(id: &str, state: JobState) -> Error {
+    Error::new(
+        ErrorKind::Conflict,
+        format!(
+            "job {id} is {}: only a running job can be cancelled",
+            state.name()
+        ),
+    )
+    .with("entityClass", JobId::ENTITY_CLASS)
+    .with("name", id)
+}
+
 /// Whether a job applies a template or undoes an apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobKind {
@@ -62,6 +75,9 @@ impl JobKind {
 pub enum JobState {
     Running,
     Finished,
+    /// Stopped on request before every room was done: the rooms not begun stay `pending`,
+    /// one caught writing stays `writing` (what it held is known, so it can be undone).
+    Cancelled,
 }
 
 impl JobState {
@@ -69,11 +85,12 @@ impl JobState {
         match self {
             JobState::Running => "running",
             JobState::Finished => "finished",
+            JobState::Cancelled => "cancelled",
         }
     }
 
     pub fn parse(name: &str) -> Option<JobState> {
-        [JobState::Running, JobState::Finished]
+        [JobState::Running, JobState::Finished, JobState::Cancelled]
             .into_iter()
             .find(|s| s.name() == name)
     }
@@ -195,9 +212,9 @@ impl TemplateJob {
                 of.id
             )));
         }
-        if of.state != JobState::Finished {
+        if of.state == JobState::Running {
             return Err(refuse(format!(
-                "job {} is still running: undo it when it has finished",
+                "job {} is still running: undo it when it has finished (or cancel it)",
                 of.id
             )));
         }
@@ -205,11 +222,14 @@ impl TemplateJob {
             .rooms
             .iter()
             .filter_map(|room| {
-                let RoomState::Done(outcome) = &room.state else {
-                    return None;
+                // A room a cancelled job caught writing may hold any of what it wrote: each
+                // setting is restored where it does, as for a room done.
+                let replaced = match &room.state {
+                    RoomState::Done(outcome) => outcome.replaced(),
+                    RoomState::Writing { previous } => previous.clone(),
+                    RoomState::Pending => return None,
                 };
-                let steps: Steps = outcome
-                    .replaced()
+                let steps: Steps = replaced
                     .into_iter()
                     .filter_map(|(key, from)| {
                         let wrote = room.steps.get(&key)?;
@@ -410,6 +430,39 @@ mod tests {
         );
         let again = TemplateJob::undo(JobId::from_trusted("u2".into()), &undo, "x".into(), 9);
         assert!(again.unwrap_err().message().contains("is an undo"));
+    }
+
+    #[test]
+    fn a_cancelled_job_is_undone_where_it_wrote_or_was_writing() {
+        let mut job = TemplateJob::apply(
+            JobId::from_trusted("j1".into()),
+            &template(),
+            rooms(),
+            "admin".into(),
+            5,
+        );
+        job.rooms[0].state = RoomState::Writing {
+            previous: BTreeMap::from([(SettingKey::TimeZone, json!("Etc/UTC"))]),
+        };
+        job.state = JobState::Cancelled;
+        let undo =
+            TemplateJob::undo(JobId::from_trusted("u1".into()), &job, "admin".into(), 9).unwrap();
+        assert_eq!(
+            undo.rooms.len(),
+            1,
+            "rooms never begun have nothing to undo"
+        );
+        assert_eq!(
+            undo.rooms[0].steps[&SettingKey::TimeZone],
+            Step {
+                to: json!("Etc/UTC"),
+                only_from: Some(json!("Europe/Oslo"))
+            }
+        );
+        assert_eq!(JobState::parse("cancelled"), Some(JobState::Cancelled));
+        let e = not_running("j1", JobState::Cancelled);
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert!(e.message().contains("is cancelled"), "{}", e.message());
     }
 
     #[test]

@@ -127,6 +127,7 @@ pub(crate) const TABLE: &[Operation] = &[
     template_jobs::LIST,
     template_jobs::GET,
     template_jobs::UNDO,
+    template_jobs::CANCEL,
 ];
 
 /// The table grouped by path, paths in first-seen order and each path's operations in table

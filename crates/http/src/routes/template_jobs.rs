@@ -1,6 +1,7 @@
-//! Template jobs: `POST /api/templates/{id}/apply` starts one, `/api/jobs` reads them, and
-//! `POST /api/jobs/{id}/undo` starts the undo of an apply (`roomlink_app::template_jobs`; the
-//! rules of a room: `roomlink_domain::template::room_work`).
+//! Template jobs: `POST /api/templates/{id}/apply` starts one, `/api/jobs` reads them,
+//! `POST /api/jobs/{id}/cancel` stops one and `POST /api/jobs/{id}/undo` starts the undo of an
+//! apply (`roomlink_app::template_jobs`; the rules of a room:
+//! `roomlink_domain::template::room_work`).
 
 use crate::AppState;
 use crate::body::read_json_object;
@@ -121,10 +122,10 @@ pub(super) const UNDO: Operation = Operation {
         id: "jobs.undo",
         tag: Tag::Templates,
         summary: "Undo a template job",
-        description: "Starts a job writing back, room by room, the values a finished apply \
-            job replaced, each only where the room still holds what the job wrote (a setting \
-            changed since is `skipped`). A value outside roomlink's space for its key is \
-            `refused` without being sent. Answers 202 with the new job and its URL in \
+        description: "Starts a job writing back, room by room, the values a finished (or \
+            cancelled) apply job replaced, each only where the room still holds what the job \
+            wrote (a setting changed since is `skipped`). A value outside roomlink's space for \
+            its key is `refused` without being sent. Answers 202 with the new job and its URL in \
             `Location`. `Conflict` for a job still running, an undo job, or one that changed \
             nothing.",
         params: &[JOB_ID],
@@ -142,6 +143,38 @@ async fn undo(
     let id = JobId::parse(&id)?;
     let job = state.services.template_jobs.undo(&caller.0, &id).await?;
     Ok(accepted(&job))
+}
+
+pub(super) const CANCEL: Operation = Operation {
+    method: Method::Post,
+    path: "/api/jobs/{id}/cancel",
+    handler: |route| route.to(cancel),
+    access: Access::Caller(Op::CancelJob),
+    doc: Doc::Described(Description {
+        id: "jobs.cancel",
+        tag: Tag::Templates,
+        summary: "Cancel a running template job",
+        description: "Stops a running job: no room is begun after this, and another job may \
+            start at once. Rooms not begun stay `pending`; a room being written when the \
+            cancel arrived may stay `writing` (what it held was kept, so an undo of a \
+            cancelled apply restores it where the room holds what the job wrote). Answers the \
+            job, its state `cancelled` (200: nothing starts). `Conflict` for a job that is not \
+            running.",
+        params: &[JOB_ID],
+        body: Body::None,
+        success: Success::Json("TemplateJob"),
+        errors: &[E::NotFound, E::Conflict],
+    }),
+};
+
+async fn cancel(
+    caller: Caller,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> ApiResult<HttpResponse> {
+    let id = JobId::parse(&id)?;
+    let job = state.services.template_jobs.cancel(&caller.0, &id).await?;
+    Ok(HttpResponse::Ok().json(job_json(&job)))
 }
 
 pub(super) fn accepted(job: &TemplateJob) -> HttpResponse {

@@ -405,3 +405,104 @@ async fn a_graceful_stop_hands_its_jobs_over_at_once_on_postgres() {
         a_graceful_stop_hands_its_jobs_over_at_once(app).await;
     }
 }
+
+/// A job cancelled while it writes: nothing more is begun, another job may start at once, and
+/// the undo of the cancelled job restores the rooms it had reached, the one caught writing too.
+async fn a_cancelled_job_stops_and_can_be_undone(app: TestApp) {
+    let (rw, ro) = app.tenant("acme").await;
+    let enterprise = app.enterprise_of(&rw).await;
+    let site = site(&app, &rw, 37, None).await;
+    let id = template(&app, &rw, "Oslo rooms").await;
+    let slow = ["TANDBERG_HTTP", "TANDBERG_SSH", "POLYCOM_TELNET"];
+    for protocol in slow {
+        site.emu.devices.with(&site.address(protocol), |d| {
+            d.slow_ms = 250;
+            d.faults.insert(Fault::Slow);
+        });
+    }
+    let apply = format!("/api/templates/{id}/apply");
+    let job = start(&app, &rw, &apply, Some(json!({"rooms": {"all": true}}))).await;
+    let running = {
+        let jobs = app.services.template_jobs.clone();
+        let (enterprise, job) = (enterprise.clone(), JobId::from_trusted(job.clone()));
+        tokio::spawn(async move { jobs.run(&enterprise, &job).await })
+    };
+    // Two rooms of the listener are worked on at once: cancelled when one is being written,
+    // the other two have not been begun.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let seen = get(&app, &rw, &job).await;
+        if seen["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["state"] == "writing")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no room got to writing"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let cancel = format!("/api/jobs/{job}/cancel");
+    let (status, body) = app.call(Method::POST, &cancel, &ro, None).await;
+    assert_error(status, &body, 403, "Forbidden", 1900000001);
+    let (status, cancelled) = app.call(Method::POST, &cancel, &rw, None).await;
+    assert_eq!(status, StatusCode::OK, "{cancelled}");
+    assert_eq!(cancelled["state"], "cancelled", "{cancelled}");
+    assert!(cancelled["finishedAt"].is_i64(), "{cancelled}");
+    // The run notices at its next save and stops; it begins no other room.
+    let ended = running.await.unwrap().unwrap();
+    assert!(matches!(ended, JobRun::ClaimedElsewhere), "{ended:?}");
+    let after = get(&app, &rw, &job).await;
+    assert_eq!(after["state"], "cancelled");
+    let states: Vec<&str> = after["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert!(states.contains(&"pending"), "{after}");
+    assert!(!states.iter().all(|s| *s == "done"), "{after}");
+    let (status, body) = app.call(Method::POST, &cancel, &rw, None).await;
+    assert_error(status, &body, 409, "Conflict", 1900000009);
+    assert!(body.to_string().contains("cancelled"), "{body}");
+
+    // Not running any more: the undo may start at once, and restores what was written.
+    for protocol in slow {
+        site.emu.devices.with(&site.address(protocol), |d| {
+            d.faults.remove(&Fault::Slow);
+        });
+    }
+    let undo = start(&app, &rw, &format!("/api/jobs/{job}/undo"), None).await;
+    let undone = run(&app, &enterprise, &undo).await;
+    assert_eq!(undone["state"], "finished", "{undone}");
+    assert!(!undone["rooms"].as_array().unwrap().is_empty(), "{undone}");
+    // The room caught writing is among them: what it held before was known, and written back.
+    assert!(
+        undone["progress"]["applied"].as_u64().unwrap() >= 1,
+        "{undone}"
+    );
+    // Every Cisco room holds its own values again (a room never reached was never written).
+    for protocol in ["TANDBERG_HTTP", "TANDBERG_SSH"] {
+        let held = site.emu.devices.get(&site.address(protocol)).configuration;
+        for (key, own) in [("Time Zone", "Etc/UTC"), ("Standby Delay", "10")] {
+            let value = held.get(key).map(String::as_str);
+            assert!(
+                value.is_none() || value == Some(own),
+                "{protocol}: {held:?}"
+            );
+        }
+    }
+    let (_, trail) = app.call(Method::GET, "/api/auditlog", &rw, None).await;
+    assert!(trail.to_string().contains("jobs.cancel"), "{trail}");
+    site.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_job_stops_and_can_be_undone_on_sqlite() {
+    let app = TestApp::spawn(Backend::Sqlite).await.expect("sqlite app");
+    a_cancelled_job_stops_and_can_be_undone(app).await;
+}

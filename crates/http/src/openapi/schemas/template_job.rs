@@ -113,7 +113,11 @@ pub(super) fn template_job_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                         text(true).description(Some("undo: the apply job it undoes.")),
                         true,
                     ),
-                    prop("state", enumeration(&["running", "finished"], false), true),
+                    prop(
+                        "state",
+                        enumeration(&["running", "finished", "cancelled"], false),
+                        true,
+                    ),
                     prop(
                         "createdBy",
                         string().description(Some("Who started it: a username or token id.")),
@@ -122,8 +126,10 @@ pub(super) fn template_job_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                     prop("createdAt", epoch_ms(), true),
                     prop(
                         "finishedAt",
-                        integer(true)
-                            .description(Some("Milliseconds since the epoch; null while running.")),
+                        integer(true).description(Some(
+                            "Milliseconds since the epoch (finished or cancelled); null while \
+                             running.",
+                        )),
                         true,
                     ),
                     prop(

@@ -136,6 +136,8 @@ macro_rules! contract_tests {
             template_jobs_list_newest_first_limited_and_scoped,
             released_template_jobs_are_free_at_once,
             finished_template_jobs_are_purged_before_the_cutoff,
+            a_cancelled_template_job_is_nobodys_and_frees_its_enterprise,
+            cancelled_template_jobs_are_purged_before_the_cutoff,
             templates_are_assigned_moved_and_unassigned,
             template_assignments_list_by_name_with_many_ids,
             drift_records_are_saved_only_while_assigned_with_their_events,

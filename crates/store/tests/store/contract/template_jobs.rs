@@ -3,7 +3,9 @@
 //! they lapse, a room is saved only under a held claim, lapsed running jobs are found, the
 //! list is newest first, limited and scoped, inserts and finishes come with their audit
 //! entries or not at all, an owner's released claims lapse at once (only its running jobs'),
-//! and finished jobs are purged before a cutoff with their rooms (running ones never).
+//! a cancelled job is nobody's and frees its enterprise (only a running job of the enterprise
+//! is cancelled), and finished or cancelled jobs are purged before a cutoff with their rooms
+//! (running ones never).
 
 use super::*;
 use roomlink_domain::audit::{AuditEntry, AuditFilter};
@@ -125,6 +127,33 @@ async fn trail(h: &Harness, j: &TemplateJob) -> usize {
         .await
         .unwrap();
     page.entries.len()
+}
+
+/// The operations of the audit entries naming `j`, sorted.
+async fn operations(h: &Harness, j: &TemplateJob) -> Vec<String> {
+    let filter = AuditFilter {
+        target_id: Some(j.id.as_str().to_owned()),
+        ..AuditFilter::default()
+    };
+    let page = h
+        .store
+        .audit_page(&j.enterprise_id, &filter, None, 100)
+        .await
+        .unwrap();
+    let mut operations: Vec<String> = page
+        .entries
+        .into_iter()
+        .map(|r| r.entry.operation)
+        .collect();
+    operations.sort();
+    operations
+}
+
+async fn cancel(h: &Harness, e: &EnterpriseId, j: &TemplateJob, at: i64) -> bool {
+    h.store
+        .cancel_job(e, &j.id, at, &audit(j, "templates.job.cancel"))
+        .await
+        .unwrap()
 }
 
 async fn insert(h: &Harness, j: &TemplateJob, owner: &str) -> Result<()> {
@@ -565,4 +594,165 @@ pub async fn finished_template_jobs_are_purged_before_the_cutoff(h: &Harness) {
         [(quiet.id.clone(), lapsed.id.clone())]
     );
     assert_eq!(h.store.jobs(&quiet.id, 10).await.unwrap(), [lapsed]);
+}
+
+pub async fn a_cancelled_template_job_is_nobodys_and_frees_its_enterprise(h: &Harness) {
+    let e = enterprise(h, 10).await;
+    let other = enterprise(h, 10).await;
+    let mut j = apply(&e, NOW, 3);
+    insert(h, &j, "a").await.unwrap();
+    let theirs = apply(&other, NOW, 2);
+    insert(h, &theirs, "b").await.unwrap();
+    let done = RoomState::Done(RoomOutcome::Written(BTreeMap::from([(
+        SettingKey::TimeZone,
+        KeyOutcome::Unchanged,
+    )])));
+    let save = |e: &Enterprise, j: &TemplateJob, position: usize, owner: &'static str| {
+        let (e, id, state) = (e.id.clone(), j.id.clone(), done.clone());
+        async move {
+            h.store
+                .save_job_room(&e, &id, position, &state, owner, NOW + 2 * LEASE)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(save(&e, &j, 0, "a").await);
+    j.rooms[0].state = done.clone();
+
+    // Another enterprise's id is no job to cancel: both jobs stay as they are.
+    assert!(!cancel(h, &other.id, &j, NOW + 5).await);
+    assert!(!cancel(h, &e.id, &theirs, NOW + 5).await);
+    assert_eq!(read(h, &j).await, j);
+    assert_eq!(read(h, &theirs).await, theirs);
+    assert_eq!(trail(h, &j).await, 1, "no audit entry for a refused cancel");
+    assert_eq!(trail(h, &theirs).await, 1);
+
+    // Cancelled: finished at `at`, its rooms as they were, with its audit entry.
+    assert!(cancel(h, &e.id, &j, NOW + 10).await);
+    j.state = JobState::Cancelled;
+    j.finished_at = Some(NOW + 10);
+    assert_eq!(read(h, &j).await, j);
+    assert_eq!(
+        operations(h, &j).await,
+        ["templates.apply", "templates.job.cancel"]
+    );
+
+    // The instance running it lost it: its save and finish are refused, writing nothing.
+    assert!(!save(&e, &j, 1, "a").await);
+    assert!(!finish(h, &j, "a", NOW + 20).await);
+    assert_eq!(read(h, &j).await, j);
+    assert_eq!(trail(h, &j).await, 2);
+
+    // Nobody resumes or claims it, and there is no claim to release.
+    assert!(
+        h.store
+            .orphaned_jobs(NOW + 100 * LEASE)
+            .await
+            .unwrap()
+            .iter()
+            .all(|(_, id)| *id != j.id),
+        "a cancelled job is no orphan"
+    );
+    assert_eq!(
+        h.store.orphaned_jobs(NOW + 100 * LEASE).await.unwrap(),
+        [(other.id.clone(), theirs.id.clone())]
+    );
+    for (owner, now) in [("a", NOW + 11), ("b", NOW + 11), ("c", NOW + 100 * LEASE)] {
+        assert!(
+            !h.store
+                .claim_job(&e.id, &j.id, owner, now, now + LEASE)
+                .await
+                .unwrap(),
+            "{owner} claims a cancelled job"
+        );
+    }
+    assert_eq!(h.store.release_jobs("a").await.unwrap(), 0);
+    assert_eq!(read(h, &j).await, j);
+
+    // Cancelled once.
+    assert!(!cancel(h, &e.id, &j, NOW + 30).await);
+    assert_eq!(read(h, &j).await, j, "still cancelled at the first time");
+    assert_eq!(trail(h, &j).await, 2);
+
+    // The enterprise may start its next job at once.
+    let mut next = apply(&e, NOW + 40, 1);
+    insert(h, &next, "c").await.unwrap();
+    assert_eq!(read(h, &next).await, next);
+    assert_eq!(
+        h.store.jobs(&e.id, 10).await.unwrap(),
+        [next.clone(), j.clone()]
+    );
+
+    // A finished job is not cancelled.
+    assert!(finish(h, &next, "c", NOW + 50).await);
+    next.state = JobState::Finished;
+    next.finished_at = Some(NOW + 50);
+    assert!(!cancel(h, &e.id, &next, NOW + 60).await);
+    assert_eq!(read(h, &next).await, next, "still finished");
+    assert_eq!(
+        operations(h, &next).await,
+        ["templates.apply", "templates.job.finish"]
+    );
+
+    // The other enterprise's job went on all along: its owner still holds it.
+    assert!(save(&other, &theirs, 1, "b").await);
+    assert!(finish(h, &theirs, "b", NOW + 70).await);
+}
+
+pub async fn cancelled_template_jobs_are_purged_before_the_cutoff(h: &Harness) {
+    let cutoff = NOW + 1_000;
+    let e = enterprise(h, 10).await;
+    let other = enterprise(h, 10).await;
+    // Cancelled just before, at and after the cutoff (one enterprise's, one after the other),
+    // and finished before it; a running job older than all of them.
+    let mut cancelled = Vec::new();
+    for (ent, created, at, rooms) in [
+        (&e, NOW, cutoff - 1, 3),
+        (&e, NOW + 1, cutoff, 2),
+        (&e, NOW + 2, cutoff + 1, 1),
+    ] {
+        let mut j = apply(ent, created, rooms);
+        insert(h, &j, "a").await.unwrap();
+        assert!(cancel(h, &ent.id, &j, at).await);
+        j.state = JobState::Cancelled;
+        j.finished_at = Some(at);
+        cancelled.push(j);
+    }
+    let [before, at_cutoff, after] = <[TemplateJob; 3]>::try_from(cancelled).unwrap();
+    let mut finished = apply(&other, NOW, 2);
+    insert(h, &finished, "a").await.unwrap();
+    assert!(finish(h, &finished, "a", NOW + 3).await);
+    finished.state = JobState::Finished;
+    finished.finished_at = Some(NOW + 3);
+    let running = apply(&e, NOW - 100 * LEASE, 2);
+    insert(h, &running, "b").await.unwrap();
+
+    assert_eq!(
+        h.store.purge_jobs(NOW).await.unwrap(),
+        0,
+        "none ended so early"
+    );
+    assert_eq!(h.store.purge_jobs(cutoff).await.unwrap(), 2);
+    assert_eq!(h.store.job(&e.id, &before.id).await.unwrap(), None);
+    assert_eq!(h.store.job(&other.id, &finished.id).await.unwrap(), None);
+    assert_eq!(
+        read(h, &at_cutoff).await,
+        at_cutoff,
+        "cancelled at the cutoff stays"
+    );
+    assert_eq!(read(h, &after).await, after);
+    assert_eq!(read(h, &running).await, running, "running, however old");
+    assert_eq!(h.store.purge_jobs(cutoff).await.unwrap(), 0, "purged once");
+
+    // The rooms went with their job: a job of the same id stores with its own rooms only.
+    let mut again = apply(&other, NOW + 10, 1);
+    again.id = before.id.clone();
+    insert(h, &again, "a").await.unwrap();
+    assert_eq!(read(h, &again).await, again);
+    assert!(cancel(h, &other.id, &again, cutoff + 5).await);
+
+    // Later, everything ended goes; the running job stays.
+    assert_eq!(h.store.purge_jobs(i64::MAX).await.unwrap(), 3);
+    assert_eq!(h.store.jobs(&e.id, 10).await.unwrap(), [running]);
+    assert!(h.store.jobs(&other.id, 10).await.unwrap().is_empty());
 }
