@@ -1,8 +1,10 @@
 // Template jobs (/api/jobs, issue #36): the recent jobs as a table, and one job's progress with
 // every room's outcome, followed live through the event stream's `jobs` topic (or read every
-// 2 s while the stream is down and the job runs). The Templates page holds both.
+// 2 s while the stream is down and the job runs). A running job can be cancelled (read-write
+// users; POST /api/jobs/{id}/cancel): rooms not begun stay `pending`, shown as not done. The
+// Templates page holds both.
 
-import { ApiError, get, send } from "./api";
+import { ApiError, canWrite, get, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
 import { Connection, follow, watchConnection } from "./stream";
 
@@ -31,7 +33,8 @@ export interface Job {
   templateName: string;
   kind: "apply" | "undo";
   undoes: string | null;
-  state: "running" | "finished";
+  /** `cancelled`: stopped on request; its rooms not begun stay `pending`. */
+  state: "running" | "finished" | "cancelled";
   createdBy: string;
   createdAt: number;
   finishedAt: number | null;
@@ -75,6 +78,20 @@ function progressText(job: Job): string {
   return `${job.progress.done} of ${plural(job.progress.rooms, "room")} done`;
 }
 
+/** The rooms a cancelled job left before their end (pending, or caught writing). */
+function notDone(job: Job): number {
+  return job.rooms.filter((r) => r.state !== "done").length;
+}
+
+/** A room's state in words: a cancelled job's unfinished rooms are said to be not done. */
+function roomBadge(job: Job, room: JobRoom): HTMLElement {
+  if (job.state === "cancelled" && room.state !== "done") {
+    const text = room.state === "writing" ? "stopped writing" : "not done";
+    return h("span", { class: `badge room-${room.state} room-not-done`, "data-state": room.state }, text);
+  }
+  return h("span", { class: `badge room-${room.state}`, "data-state": room.state }, room.state);
+}
+
 /** Whether `a` is an older picture of the same job than `b` (answers may cross). */
 function behind(a: Job, b: Job): boolean {
   if (a.state !== b.state) return a.state === "running";
@@ -85,12 +102,17 @@ function stateBadge(job: Job): HTMLElement {
   return h("span", { class: `badge job-${job.state}`, "data-state": job.state }, job.state);
 }
 
-/** One setting of one room: its outcome once the room is done, else what it is to become. */
-function settingCell(room: JobRoom, s: JobSetting | undefined): HTMLElement {
+/** One setting of one room: its outcome once the room is done, else what it is to become (or,
+ * the job cancelled, what it was not written, or may have been). */
+function settingCell(job: Job, room: JobRoom, s: JobSetting | undefined): HTMLElement {
   if (!s) return h("td", { class: "plan-key plan-missing muted-text", title: "not written by this job" }, "—",
     h("span", { class: "visually-hidden" }, "not written by this job"));
   const outcome = s.outcome;
   if (!outcome) {
+    if (job.state === "cancelled") {
+      return h("td", { class: "plan-key job-not-done muted-text", "data-outcome": "" },
+        room.state === "writing" ? "may be written: " : "not written: ", shown(s.to));
+    }
     return h("td", { class: "plan-key job-waiting muted-text", "data-outcome": "" },
       room.state === "writing" ? "writing… " : "to write: ", shown(s.to));
   }
@@ -158,7 +180,8 @@ export function jobsSection(options: JobsOptions): {
         h("td", null, j.kind),
         h("td", null, stateBadge(j)),
         h("td", null, progressText(j),
-          j.progress.applied ? h("div", { class: "small" }, `${plural(j.progress.applied, "setting")} applied`) : null),
+          j.progress.applied ? h("div", { class: "small" }, `${plural(j.progress.applied, "setting")} applied`) : null,
+          j.state === "cancelled" ? h("div", { class: "small" }, `${plural(notDone(j), "room")} not done`) : null),
         h("td", null, j.createdBy),
         h("td", { title: when(j.createdAt) }, ago(j.createdAt)),
         h("td", null, h("button", {
@@ -220,11 +243,44 @@ export function jobsSection(options: JobsOptions): {
     }
   };
 
+  // A refused cancel (Conflict: the job ended meanwhile), kept across the redraw it causes.
+  let cancelFailure: { id: string; text: string } | null = null;
+
+  const cancel = async (job: Job, button: HTMLButtonElement) => {
+    const remaining = job.rooms.length - job.progress.done;
+    if (!window.confirm(`Cancel the ${job.kind} of “${job.templateName}” while it runs? The ${plural(remaining, "room")} not done yet are left as they are; `
+      + "a room being written may keep part of it. "
+      + (job.kind === "apply" ? "What was applied stays, and the job can still be undone." : "What was written back stays."))) return;
+    button.disabled = true;
+    cancelFailure = null;
+    try {
+      const cancelled = await send<Job>("POST", `/api/jobs/${encodeURIComponent(job.id)}/cancel`);
+      if (left || !cancelled) return;
+      notify("Job cancelled.");
+      show(cancelled, true);
+      void loadList();
+    } catch (e) {
+      if (left) return;
+      cancelFailure = { id: job.id, text: errorText(e, "Cancelling a job") };
+      // Drawn again with the message; a Conflict means it ended meanwhile: read it again.
+      drawn = "";
+      if (watched) draw(watched);
+      if (e instanceof ApiError && e.status === 409) {
+        void loadJob();
+        void loadList();
+      }
+    } finally {
+      button.disabled = false;
+    }
+  };
+
   const undo = async (job: Job, button: HTMLButtonElement, error: HTMLElement) => {
     const p = job.progress;
     const rooms = job.rooms.filter((r) => Object.values(r.settings).some((s) => s.outcome === "applied")).length;
-    if (!window.confirm(`Undo “${job.templateName}”: write back the ${plural(p.applied, "setting")} it applied on ${plural(rooms, "room")}? `
-      + "A setting changed on a room since is left as it is.")) return;
+    const caught = job.rooms.filter((r) => r.state === "writing").length;
+    if (!window.confirm(`Undo “${job.templateName}”: write back the ${plural(p.applied, "setting")} it applied on ${plural(rooms, "room")}`
+      + (caught ? ` and what it may have written on the ${plural(caught, "room")} it was cancelled writing` : "")
+      + "? A setting changed on a room since is left as it is.")) return;
     button.disabled = true;
     error.textContent = "";
     try {
@@ -249,14 +305,14 @@ export function jobsSection(options: JobsOptions): {
     // Unchanged answers are not drawn again: the Undo button keeps its focus.
     if (text === drawn) return;
     drawn = text;
-    if (was?.id === job.id && was.state === "running" && job.state === "finished") status.textContent = `${title(job)} finished.`;
+    if (was?.id === job.id && was.state === "running" && job.state !== "running") status.textContent = `${title(job)} ${job.state}.`;
     else if (was?.id !== job.id || was.progress.done !== job.progress.done) status.textContent = `${title(job)}: ${progressText(job)}.`;
     replace(viewTitle, title(job), " ", stateBadge(job));
     const p = job.progress;
     const keys = options.order([...new Set(job.rooms.flatMap((r) => Object.keys(r.settings)))]);
     const facts = h("p", { class: "summary", id: "template-job-facts" },
       `${job.kind === "undo" ? "Undo" : "Apply"} started by ${job.createdBy} ${when(job.createdAt)}`,
-      job.finishedAt ? `, finished ${when(job.finishedAt)}` : "",
+      job.finishedAt ? `, ${job.state === "cancelled" ? "cancelled" : "finished"} ${when(job.finishedAt)}` : "",
       job.undoes ? [" · undoes ", h("button", {
         type: "button", class: "link", onclick: () => openId(job.undoes as string),
       }, "the apply job")] : null,
@@ -270,10 +326,20 @@ export function jobsSection(options: JobsOptions): {
       h("strong", null, `${p.applied} applied`),
       ` · ${p.unchanged} unchanged · ${p.unsupported} unsupported · ${p.refused} refused · ${p.unreadable} unreadable`,
       job.kind === "undo" ? ` · ${p.skipped} skipped` : "",
-      ` · ${plural(p.unreachable, "room")} unreachable`);
+      ` · ${plural(p.unreachable, "room")} unreachable`,
+      job.state === "cancelled" ? [" · ", h("strong", { id: "template-job-not-done" }, `${plural(notDone(job), "room")} not done`)] : "");
     let actions: HTMLElement | null = null;
-    if (job.state === "finished" && job.kind === "apply") {
-      if (p.applied === 0) {
+    const failed = cancelFailure?.id === job.id
+      ? h("p", { class: "error", role: "alert", id: "template-cancel-error" }, cancelFailure.text) : null;
+    if (job.state === "running" && canWrite()) {
+      const button = h("button", { type: "button", class: "danger", id: "template-cancel" }, "Cancel job");
+      button.addEventListener("click", () => void cancel(job, button));
+      actions = h("div", null, h("div", { class: "buttons with-help" }, button,
+        h("span", { class: "small field-help" }, "Stops the job: rooms not begun are left as they are.")), failed);
+    } else if (job.state !== "running" && job.kind === "apply") {
+      // A cancelled apply is undone as a finished one: what its rooms done (or caught writing) held.
+      const caught = job.rooms.some((r) => r.state === "writing");
+      if (p.applied === 0 && !caught) {
         actions = h("p", { class: "muted-text", id: "template-job-nothing" }, "The job changed nothing, so there is nothing to undo.");
       } else {
         // Offered to every user, as Apply is: the service decides, and says why it refused.
@@ -283,18 +349,21 @@ export function jobsSection(options: JobsOptions): {
         actions = h("div", null, h("div", { class: "buttons with-help" }, button,
           h("span", { class: "small field-help" }, "Writes back what each room held, where it still holds what this job wrote.")), error);
       }
+      if (failed) actions = h("div", null, failed, actions);
+    } else if (failed) {
+      actions = failed;
     }
     const rows = job.rooms.map((r) => {
       const room = h("th", { scope: "row", class: "room-name", title: r.name },
         h("a", { href: `#/room/${encodeURIComponent(r.endpointId)}` }, r.name));
-      const state = h("td", null, h("span", { class: `badge room-${r.state}`, "data-state": r.state }, r.state));
+      const state = h("td", null, roomBadge(job, r));
       if (r.unreachable) {
         return h("tr", { class: "plan-unreachable", "data-room": r.endpointId }, room, state,
           h("td", { colspan: Math.max(keys.length, 1) },
             h("span", { class: "badge plan-skip" }, "unreachable"), " ",
             h("strong", null, r.unreachable.code), `: ${r.unreachable.message}`));
       }
-      return h("tr", { "data-room": r.endpointId }, room, state, keys.map((k) => settingCell(r, r.settings[k])));
+      return h("tr", { "data-room": r.endpointId }, room, state, keys.map((k) => settingCell(job, r, r.settings[k])));
     });
     replace(viewOut, facts, bar, summary, actions,
       job.rooms.length === 0 ? h("p", null, "The job has no rooms.")
@@ -303,7 +372,8 @@ export function jobsSection(options: JobsOptions): {
             keys.map((k) => h("th", { scope: "col" }, h("code", null, k))))),
           h("tbody", null, rows))),
       h("p", { class: "small plan-legend" },
-        "applied: from → to · unchanged: already so · unsupported, refused, unreadable, skipped: left as it was, with the room's reason."));
+        "applied: from → to · unchanged: already so · unsupported, refused, unreadable, skipped: left as it was, with the room's reason.",
+        job.state === "cancelled" ? " · not done: the job was cancelled before the room was written." : ""));
     for (const tr of listOut.querySelectorAll("tr[data-job]")) {
       tr.classList.toggle("selected", tr.getAttribute("data-job") === job.id);
     }
@@ -312,6 +382,7 @@ export function jobsSection(options: JobsOptions): {
   /** Shows `job` and reads it again at once: an event may have come before it was watched. */
   const show = (job: Job, focus: boolean) => {
     view.hidden = false;
+    if (cancelFailure && cancelFailure.id !== job.id) cancelFailure = null;
     jobRead++;
     draw(job);
     void loadJob();

@@ -710,6 +710,117 @@ try {
     await page.locator("#template-job-facts").filter({ hasText: "undone by" }).waitFor();
   });
 
+  // Cancel: a job over the demo listener usually ends within a second, so the Poly room's
+  // listener is told to hang (the simulator's `listener_hang`): its read lasts roomlink's
+  // command timeout (5 s in the demo), the job runs while the board room is done at once.
+  // Every wait is on the page's or the service's state; nothing sleeps.
+  const hang = async (address, on) => {
+    const answer = await fetch(`${sim}/sim/endpoints/${address}/fault`, on
+      ? { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ fault: "listener_hang" }) }
+      : { method: "DELETE" });
+    expect(answer.ok, `${on ? "PUT" : "DELETE"} the fault of ${address}: ${answer.status}`);
+  };
+  /** Starts an apply of the template on `ids` through the API; the page is told by the stream. */
+  const applyOn = (ids) => api(`/api/templates/${template.id}/apply`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ rooms: { endpoints: ids } }),
+  });
+  const cancelThroughApi = (id) => fetch(`${base}/api/jobs/${id}/cancel`, { method: "POST", headers: { "X-Access-Token": ownToken } });
+  await step("templates: Cancel (asked first) stops a running job; its room not begun is shown not done; Undo is offered", async () => {
+    expect(poly.ipAddress === "127.77.0.30", JSON.stringify(poly.ipAddress));
+    await hang(poly.ipAddress, true);
+    let cancelled = null;
+    try {
+      const started = await applyOn([board.id, poly.id]);
+      const began = Date.now();
+      expect(started.state === "running", JSON.stringify(started.state));
+      const row = page.locator(`#template-jobs-table tr[data-job="${started.id}"]`);
+      await row.getByRole("button", { name: "Open" }).click();
+      await page.locator(`#template-job-table tr[data-room="${board.id}"] [data-state="done"]`).waitFor();
+      await page.locator(`#template-job-table tr[data-room="${poly.id}"] [data-state="pending"]`).waitFor();
+      expect(await page.locator('#template-job-title [data-state="running"]').count() === 1
+        && await page.locator("#template-undo").count() === 0, "running: Cancel, no Undo");
+      // Dismissed first: nothing is sent and the job runs on.
+      let asked = "";
+      page.once("dialog", (d) => { asked = d.message(); void d.dismiss(); });
+      await page.locator("#template-cancel").click();
+      expect(asked.includes("Cancel the apply of “Oslo rooms”") && asked.includes("The 1 room not done yet"), `the confirmation: ${asked}`);
+      expect((await api(`/api/jobs/${started.id}`)).state === "running", "kept running when dismissed");
+      page.once("dialog", (d) => void d.accept());
+      await page.locator("#template-cancel").click();
+      await page.locator('#template-job-title [data-state="cancelled"]').waitFor();
+      const ms = Date.now() - began;
+      cancelled = await api(`/api/jobs/${started.id}`);
+      expect(cancelled.state === "cancelled" && cancelled.finishedAt, `cancelled after ${ms} ms: ${JSON.stringify(cancelled.state)}`);
+      expect(cancelled.rooms.find((r) => r.endpointId === poly.id).state === "pending", "the Poly room was not begun");
+      // The room not begun says so, in words; the board room keeps its outcome.
+      const polyRow = page.locator(`#template-job-table tr[data-room="${poly.id}"]`);
+      expect(await polyRow.locator(".badge").first().textContent() === "not done", await polyRow.textContent());
+      expect((await polyRow.textContent()).includes("not written: Europe/Oslo"), await polyRow.textContent());
+      const zone = page.locator(`#template-job-table tr[data-room="${board.id}"] td[data-outcome]`).first();
+      expect((await zone.textContent()).includes("appliedEtc/UTC → Europe/Oslo"), await zone.textContent());
+      expect((await page.locator("#template-job-summary").textContent()).includes("1 room not done"), await page.locator("#template-job-summary").textContent());
+      expect((await page.locator("#template-job-facts").textContent()).includes(", cancelled "), await page.locator("#template-job-facts").textContent());
+      expect(await page.locator("#template-cancel").count() === 0, "no Cancel once cancelled");
+      await page.locator("#template-undo").waitFor();
+      await row.locator('[data-state="cancelled"]').filter({ hasText: "cancelled" }).waitFor();
+      // Only a running job can be cancelled: the service's Conflict, in its error shape.
+      const again = await cancelThroughApi(started.id);
+      const body = await again.json();
+      expect(again.status === 409 && body.errorName === "Conflict" && body.errorMessage.includes("cancelled"), `${again.status} ${JSON.stringify(body)}`);
+      await page.waitForFunction(() => !document.querySelector("#toast")?.textContent, null, { timeout: 10000 });
+      await page.locator("#template-job").screenshot({ path: join(shots, "template-job-cancelled.png") });
+    } finally {
+      await hang(poly.ipAddress, false);
+    }
+    // A cancelled apply is undone as a finished one: the board room gets its time zone back.
+    let asked = "";
+    page.once("dialog", (d) => { asked = d.message(); void d.accept(); });
+    await page.locator("#template-undo").click();
+    const n = cancelled.progress.applied;
+    expect(n > 0 && asked.includes(`${n} setting${n === 1 ? "" : "s"} it applied on 1 room`), `the confirmation: ${asked}`);
+    await page.locator("#template-job-title").filter({ hasText: "Undo of “Oslo rooms”" }).waitFor();
+    await page.locator('#template-job-title [data-state="finished"]').waitFor({ timeout: 45000 });
+    const zone = page.locator(`#template-job-table tr[data-room="${board.id}"] td[data-outcome]`).first();
+    expect((await zone.textContent()).includes("Europe/Oslo → Etc/UTC"), await zone.textContent());
+    expect(await page.locator("#template-job-table tbody tr").count() === 1, "the undo has the board room only");
+  });
+
+  await step("templates: a cancel the service refuses (the job ended meanwhile) is said in words", async () => {
+    await hang(poly.ipAddress, true);
+    try {
+      const started = await applyOn([poly.id]);
+      const row = page.locator(`#template-jobs-table tr[data-job="${started.id}"]`);
+      await row.locator('[data-state="running"]').waitFor();
+      await row.getByRole("button", { name: "Open" }).click();
+      await page.locator('#template-job-title [data-state="running"]').waitFor();
+      // The page's cancel is held until the job has been cancelled elsewhere: the service then
+      // answers the page's request with its own Conflict.
+      const path = `**/api/jobs/${started.id}/cancel`;
+      let elsewhere = null;
+      await page.route(path, async (route) => {
+        elsewhere = (await cancelThroughApi(started.id)).status;
+        await route.continue();
+      });
+      try {
+        page.once("dialog", (d) => void d.accept());
+        await page.locator("#template-cancel").click();
+        await page.locator("#template-cancel-error:not(:empty)").waitFor();
+      } finally {
+        await page.unroute(path);
+      }
+      expect(elsewhere === 200, `cancelled elsewhere first: ${elsewhere}`);
+      const said = await page.locator("#template-cancel-error").textContent();
+      expect(said.startsWith("Conflict: ") && said.includes("only a running job can be cancelled"), said);
+      // The view reads the job again: cancelled, its room not done, nothing to undo; the message stays.
+      await page.locator('#template-job-title [data-state="cancelled"]').waitFor();
+      await page.locator("#template-job-nothing").waitFor();
+      expect(await page.locator(`#template-job-table tr[data-room="${poly.id}"] .badge`).first().textContent() === "not done", "not done");
+      expect(await page.locator("#template-cancel-error").textContent() === said, "the message outlives the redraw");
+    } finally {
+      await hang(poly.ipAddress, false);
+    }
+  });
+
   // Drift (issue #36 item 3): the template assigned to rooms, which are checked for whether
   // they still hold its settings. After the undo above every demo room holds other values than
   // the template again: drifted. The card follows the stream's `drift` events.
@@ -875,7 +986,7 @@ try {
     expect(await page.locator("#webhook-url").count() === 0 && await page.locator("main .error").count() === 0, "no form, no error");
   });
 
-  await step("a read-only user plans templates but cannot create or delete them", async () => {
+  await step("a read-only user plans templates but cannot create or delete them, nor cancel a job", async () => {
     await page.getByRole("link", { name: "Templates", exact: true }).click();
     const row = page.locator(`#templates-table tr[data-template="${template.id}"]`);
     await row.waitFor();
@@ -900,6 +1011,19 @@ try {
     expect(refused.startsWith("Applying a template needs the read-write role (ROLE_READWRITE).") && refused.includes("Forbidden"), refused);
     expect((await api("/api/jobs")).length === before, "no job started");
     await page.locator(`#template-jobs-table tr[data-job="${applyJob.id}"]`).waitFor();
+    // A job running (the board room's listener hanging): its view has no Cancel for this user.
+    await hang(board.address, true);
+    try {
+      const started = await applyOn([board.id]);
+      const row = page.locator(`#template-jobs-table tr[data-job="${started.id}"]`);
+      await row.getByRole("button", { name: "Open" }).click();
+      await page.locator('#template-job-title [data-state="running"]').waitFor();
+      expect(await page.locator("#template-cancel").count() === 0, "no Cancel for a read-only user");
+      expect((await cancelThroughApi(started.id)).status === 200, "cancelled by the read-write user");
+      await page.locator('#template-job-title [data-state="cancelled"]').waitFor();
+    } finally {
+      await hang(board.address, false);
+    }
   });
 
   await step("on a phone", async () => {
