@@ -108,8 +108,11 @@ check("ROOMLINK__SERVER__BIND" in env_words and "0.0.0.0:8080" in env_words,
 check("sqlite:///var/lib/roomlink/" in env_words, "Dockerfile: the SQLite database lives in the volume")
 runs = " ".join(" ".join(v) for c, _f, v in instructions if c == "RUN")
 build = re.search(r"cargo build ([^;&]*)", runs)
-check(build is not None and "--release" in build.group(1) and "--locked" in build.group(1),
-      "Dockerfile: cargo build --release --locked")
+check(build is not None and "--profile dist" in build.group(1) and "--locked" in build.group(1),
+      "Dockerfile: cargo build --profile dist --locked (the release build, stripped)")
+profiles = tomllib.loads(open("Cargo.toml").read()).get("profile", {})
+check(profiles.get("dist", {}).get("inherits") == "release",
+      "Cargo.toml: the dist profile inherits the release profile")
 listed = re.search(r'bins="([^"$]*)"', runs)
 always = listed.group(1).split() if listed else []
 check({"roomlink", "roomlink-listener", "roomlink-listener-sim", "roomlink-device-emu"} <= set(always), f"Dockerfile: always builds {', '.join(always)}")

@@ -78,8 +78,8 @@ dry_run_build() {
   cat >"$dry/bin/cargo" <<'SHIM'
 #!/bin/sh
 echo "$*" >"$DRY/cargo-args"
-mkdir -p target/release
-while [ $# -gt 0 ]; do [ "$1" = --bin ] && touch "target/release/$2"; shift; done
+mkdir -p target/dist
+while [ $# -gt 0 ]; do [ "$1" = --bin ] && touch "target/dist/$2"; shift; done
 SHIM
   chmod +x "$dry/bin/cargo"
   python3 - "$dry/run.sh" <<'PY' || return 1
@@ -97,14 +97,14 @@ PY
   (cd "$dry/src" && DRY=$dry PATH="$dry/bin:$PATH" sh -e "$dry/run.sh" >/dev/null 2>&1) || return 1
   echo "  cargo $(cat "$dry/cargo-args")"
   echo "  /out: $(ls "$dry/out" | tr '\n' ' ')"
-  [ "$(cat "$dry/cargo-args")" = "build --release --locked --workspace ${bins[*]}" ] &&
+  [ "$(cat "$dry/cargo-args")" = "build --profile dist --locked --workspace ${bins[*]}" ] &&
     for b in "${bins[@]}"; do [ "$b" = --bin ] || [ -f "$dry/out/$b" ] || return 1; done
 }
 run "the Dockerfile's build RUN line (sh, stand-in cargo) builds and copies ${bins[*]}" dry_run_build
 run "Cargo.lock is up to date (cargo metadata --locked)" \
   sh -c 'cargo metadata --locked --format-version 1 >/dev/null'
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  # The image builds the same binaries with --release; the debug profile saves time here.
+  # The image builds the same binaries with the dist profile; the debug profile saves time here.
   run "cargo build --locked --workspace ${bins[*]} (debug profile)" \
     cargo build --locked --workspace "${bins[@]}"
 fi
