@@ -1,7 +1,9 @@
 //! A template's plan: the request choosing rooms and the answer per room and key
 //! (`roomlink_domain::template::plan`).
 
-use crate::openapi::primitives::{boolean, enumeration, integer, object, prop, reference, string};
+use crate::openapi::primitives::{
+    SPACE, boolean, enumeration, integer, object, prop, reference, string,
+};
 use roomlink_domain::template::SettingKey;
 use roomlink_domain::template::plan::{MAX_LOCATION_CHARS, MAX_PLAN_ROOMS};
 use utoipa::openapi::RefOr;
@@ -69,7 +71,8 @@ pub(super) fn template_plan_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                                 string()
                                     .min_length(Some(1))
                                     .max_length(Some(MAX_LOCATION_CHARS))
-                                    .pattern(Some("\\S")),
+                                    // Something besides white space, as `trim` sees it.
+                                    .pattern(Some(format!("[^{SPACE}]"))),
                                 true,
                             )],
                         ))
