@@ -78,15 +78,15 @@ impl DriftChecks {
             self.refresh.per_round,
         );
         let templates = self.templates_of(enterprise, &assigned).await?;
+        // By endpoint: a poll batch is a page of rooms, searched once per due room.
+        let by_endpoint: HashMap<&EndpointId, &CommandTarget> =
+            targets.iter().map(|t| (t.endpoint.id(), t)).collect();
         let work: Vec<(Result<CommandTarget>, Assignment, Arc<Template>)> = assigned
             .into_iter()
             .filter(|a| due.contains(&a.endpoint_id))
             .filter_map(|a| {
                 let template = templates.get(&a.template_id)?.clone();
-                let target = targets
-                    .iter()
-                    .find(|t| t.endpoint.id() == &a.endpoint_id)?
-                    .clone();
+                let target = (*by_endpoint.get(&a.endpoint_id)?).clone();
                 Some((Ok(target), a, template))
             })
             .collect();
