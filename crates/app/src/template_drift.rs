@@ -18,7 +18,7 @@ use roomlink_domain::template::Template;
 use roomlink_domain::template::drift::Assignment;
 use roomlink_domain::template::job::TemplateJob;
 use roomlink_domain::template::plan::{MAX_PLAN_ROOMS, RoomSelection};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// A template and the rooms assigned it, by name.
@@ -144,10 +144,10 @@ impl TemplateDrift {
         let enterprise = &principal.enterprise_id;
         self.template(enterprise, id).await?;
         let assigned = self.assignments.assignments(enterprise, id).await?;
-        let drifted: Vec<&str> = assigned
-            .iter()
-            .filter(|a| a.drifted())
-            .map(|a| a.endpoint_id.as_str())
+        let drifted: Vec<EndpointId> = assigned
+            .into_iter()
+            .filter(Assignment::drifted)
+            .map(|a| a.endpoint_id)
             .collect();
         if drifted.is_empty() {
             return Err(Error::invalid(format!(
@@ -155,9 +155,9 @@ impl TemplateDrift {
                  nothing to re-apply"
             )));
         }
-        let mut body = Map::new();
-        body.insert("rooms".into(), json!({ "endpoints": drifted }));
-        self.jobs.apply(principal, id, &body).await
+        self.jobs
+            .apply_to(principal, id, Ok(RoomSelection::Endpoints(drifted)))
+            .await
     }
 
     async fn template(&self, enterprise: &EnterpriseId, id: &TemplateId) -> Result<Template> {

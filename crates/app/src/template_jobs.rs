@@ -137,12 +137,24 @@ impl TemplateJobs {
         id: &TemplateId,
         body: &Map<String, Value>,
     ) -> Result<TemplateJob> {
+        self.apply_to(principal, id, RoomSelection::from_request(body))
+            .await
+    }
+
+    /// [`Self::apply`] with the rooms already chosen (or why the choice was refused, answered
+    /// after the caller is authorized, as a body's would be).
+    pub async fn apply_to(
+        &self,
+        principal: &Principal,
+        id: &TemplateId,
+        selection: Result<RoomSelection>,
+    ) -> Result<TemplateJob> {
         let audit = self
             .audit
             .op(principal, Operation::ApplyTemplate, Some(id.as_str()));
         let result = async {
             principal.authorize(Operation::ApplyTemplate, Target::Enterprise)?;
-            let selection = RoomSelection::from_request(body)?;
+            let selection = selection?;
             let enterprise = &principal.enterprise_id;
             let template = self
                 .templates
