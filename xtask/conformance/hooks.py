@@ -157,6 +157,13 @@ NOT_EXPRESSIBLE["webhooks.create"]["LimitReached"] = [
 NOT_EXPRESSIBLE["templates.create"] = {
     "LimitReached": [("", "how many templates the enterprise holds already")]
 }
+# Raw Cisco paths: which of them exist, and each one's space, are Cisco's published schemas'
+# (527 paths, docs/drivers.md); the document gives their names' shape only.
+for op in ("templates.create", "templates.update", "templates.patch"):
+    NOT_EXPRESSIBLE.setdefault(op, {})["Invalid"] = [
+        ("settings: 'cisco:", "whether a raw Cisco path is one of the published schemas' paths"),
+        ("settings.cisco:", "the space the published schemas give a raw Cisco path"),
+    ]
 NOT_EXPRESSIBLE["templates.apply"] = {
     "Invalid": [
         ("template ", "the stored template has no settings"),

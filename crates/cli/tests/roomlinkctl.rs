@@ -594,6 +594,8 @@ fn templates_are_created_listed_shown_and_planned() {
         "time_zone=europe/oslo",
         "--set",
         "standby.delay_minutes=15",
+        "--set",
+        "cisco:audio ultrasound maxvolume=40",
     ]));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let created = text(&out.stdout);
@@ -632,6 +634,8 @@ fn templates_are_created_listed_shown_and_planned() {
     );
     let template = json_out(&run(ctl().args(["template", "show", &id, "--json"])));
     assert_eq!(template["settings"]["standby.delay_minutes"], 15);
+    // A raw Cisco path, in Cisco's spelling.
+    assert_eq!(template["settings"]["cisco:Audio Ultrasound MaxVolume"], 40);
 
     // The enterprise has no room yet: an empty plan, and its summary.
     let out = run(ctl().args(["template", "plan", &id, "--all"]));

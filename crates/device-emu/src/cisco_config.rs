@@ -9,6 +9,10 @@
 //!   10, `Audio DefaultVolume` 50, `SIP DisplayName` empty, `Proximity Mode` On,
 //!   `Conference AutoAnswer Mode`/`Mute` Off, `UserInterface OSD HalfwakeMessage` empty,
 //!   `SystemUnit Name` `Cisco-` and the address's octets (`Cisco-127-77-36-1`).
+//! - Three configurations no template key maps, for raw Cisco paths (issue #36's escape hatch),
+//!   with the schemas' defaults: `Audio SoundsAndAlerts RingVolume` 50, `Audio Ultrasound
+//!   MaxVolume` 70, `UserInterface Language` English. Their `valueSpaceRef` names
+//!   (`INT_0_90`, `TTPAR_Language`) follow the recorded ones' pattern; no recording shows them.
 //! - Paths compare without regard to case and are stored in the schema's spelling; only the
 //!   paths below exist (the schema subset holds no others): any other is "No match on address
 //!   expression" (the reason of the refused `xGet` that cisco-ce/jsxapi's tests recorded).
@@ -56,6 +60,16 @@ const ENTRIES: &[Entry] = &[
         default: Some("50"),
     },
     Entry {
+        path: &["Audio", "SoundsAndAlerts", "RingVolume"],
+        value_space_ref: "/Valuespace/INT_0_100",
+        default: Some("50"),
+    },
+    Entry {
+        path: &["Audio", "Ultrasound", "MaxVolume"],
+        value_space_ref: "/Valuespace/INT_0_90",
+        default: Some("70"),
+    },
+    Entry {
         path: &["Conference", "AutoAnswer", "Mode"],
         value_space_ref: "/Valuespace/TTPAR_OnOff",
         default: Some("Off"),
@@ -89,6 +103,11 @@ const ENTRIES: &[Entry] = &[
         path: &["Time", "Zone"],
         value_space_ref: "/Valuespace/TTPAR_OlsonTimeZone",
         default: Some("Etc/UTC"),
+    },
+    Entry {
+        path: &["UserInterface", "Language"],
+        value_space_ref: "/Valuespace/TTPAR_Language",
+        default: Some("English"),
     },
     Entry {
         path: &["UserInterface", "OSD", "HalfwakeMessage"],

@@ -49,6 +49,25 @@ CONFIGURATIONS = [
     "UserInterface OSD HalfwakeMessage",
     "SystemUnit Name",
 ]
+# Raw paths (issue #36's escape hatch) the emulated codec also holds, for end-to-end tests.
+RAW_CONFIGURATIONS = [
+    "Audio Ultrasound MaxVolume",
+    "Audio SoundsAndAlerts RingVolume",
+    "UserInterface Language",
+]
+# The template setting each mapped configuration is written by: a raw path naming one of these
+# is refused in favour of the setting.
+MAPPED = {
+    "Time Zone": "time_zone",
+    "Standby Delay": "standby.delay_minutes",
+    "Audio DefaultVolume": "audio.default_volume",
+    "SIP DisplayName": "sip.display_name",
+    "Proximity Mode": "proximity.mode",
+    "Conference AutoAnswer Mode": "auto_answer.mode",
+    "Conference AutoAnswer Mute": "auto_answer.mute",
+    "UserInterface OSD HalfwakeMessage": "welcome.message",
+    "SystemUnit Name": "system.name",
+}
 
 
 def words_without_index(path):
@@ -88,7 +107,7 @@ def derive(read, name, file):
                 variants.append(variant)
         elif o["type"] == "Status" and any(under(o["path"], s) for s in STATUS_SUBTREES):
             statuses[o["path"]] = {"roles": sorted(a.get("role", [])), "space": space(a.get("valuespace"))}
-        elif o["type"] == "Configuration" and o["path"] in CONFIGURATIONS:
+        elif o["type"] == "Configuration" and o["path"] in CONFIGURATIONS + RAW_CONFIGURATIONS:
             variant = {
                 "access": a.get("access"),
                 "roles": sorted(a.get("role", [])),
@@ -103,7 +122,9 @@ def derive(read, name, file):
                 variants.append(dict(variant, products=sorted(o.get("products", []))))
             else:
                 same["products"] = sorted(set(same["products"]) | set(o.get("products", [])))
-    missing = [c for c in COMMANDS if c not in commands] + [c for c in CONFIGURATIONS if c not in configurations]
+    missing = [c for c in COMMANDS if c not in commands] + [
+        c for c in CONFIGURATIONS + RAW_CONFIGURATIONS if c not in configurations
+    ]
     return {
         "name": name,
         "file": file,
@@ -113,6 +134,57 @@ def derive(read, name, file):
         "products": sorted(products),
         "configurations": dict(sorted(configurations.items())),
     }
+
+
+def is_secret(path):
+    """A password or community name: roomlink shows template values, plans and what a job
+    replaced, so a secret must never be a template's value."""
+    last = path.split(" ")[-1]
+    return "Password" in last or last == "CommunityName"
+
+
+def raw_paths(read):
+    """The domain's catalog of raw Cisco paths: every configuration without instances (`[n]`)
+    that an Admin may write in some generation, secrets left out, with the union of its value
+    spaces over generations and products and the generations that have it."""
+    paths = {}
+    for name, file in GENERATIONS:
+        for o in json.loads(read(file))["objects"]:
+            path, a = o["path"], o["attributes"]
+            if o["type"] != "Configuration" or "[" in path or is_secret(path):
+                continue
+            if "Admin" not in a.get("role", []) or a.get("access") != "public-api":
+                continue
+            entry = paths.setdefault(path, {"schemas": [], "spaces": []})
+            if name not in entry["schemas"]:
+                entry["schemas"].append(name)
+            vs = space(a.get("valuespace"))
+            if vs not in entry["spaces"]:
+                entry["spaces"].append(vs)
+    out = []
+    for path, entry in sorted(paths.items()):
+        if path in MAPPED:
+            out.append({"path": path, "setting": MAPPED[path]})
+            continue
+        spaces = entry["spaces"]
+        kind = {s["type"] for s in spaces}
+        assert len(kind) == 1, (path, spaces)
+        kind = kind.pop()
+        if kind == "Integer":
+            merged = {"type": "integer", "min": min(int(s["Min"]) for s in spaces),
+                      "max": max(int(s["Max"]) for s in spaces)}
+        elif kind == "String":
+            merged = {"type": "text", "minChars": min(int(s["MinLength"]) for s in spaces),
+                      "maxChars": max(int(s["MaxLength"]) for s in spaces)}
+        elif kind == "Literal":
+            values = []
+            for s in spaces:
+                values += [v for v in s["Values"] if v.lower() not in [x.lower() for x in values]]
+            merged = {"type": "literal", "values": values}
+        else:
+            continue
+        out.append({"path": path, "space": merged, "schemas": entry["schemas"]})
+    return out
 
 
 def git(*args):
@@ -144,6 +216,15 @@ def main():
     out = pathlib.Path(__file__).with_name("xapi-subset.json")
     out.write_text(json.dumps(subset, indent=1, sort_keys=False) + "\n")
     print(f"{out}: {out.stat().st_size} bytes from {commit}")
+    catalog = {
+        "source": subset["source"],
+        "about": "Raw Cisco configuration paths a template may set (issue #36): no instances, "
+        "an Admin may write them, no passwords; value spaces merged over products and generations.",
+        "paths": raw_paths(read),
+    }
+    domain = pathlib.Path(__file__).parents[2] / "domain/src/template/cisco_paths.json"
+    domain.write_text(json.dumps(catalog, separators=(",", ":")) + "\n")
+    print(f"{domain}: {domain.stat().st_size} bytes, {len(catalog['paths'])} paths")
 
 
 if __name__ == "__main__":

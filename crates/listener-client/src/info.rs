@@ -1,5 +1,6 @@
 //! What a listener is (`GET /v1/info`), its cache, and the version gate of each command.
 
+use roomlink_domain::template::{SettingKey, SettingOutcomes, all_unsupported};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -39,6 +40,10 @@ pub fn minimum_version(command: &str) -> Option<(Version, &'static str)> {
         _ => return None,
     })
 }
+
+/// The listener version that reads and writes raw Cisco paths (`cisco:…` keys) in
+/// `readconfiguration` and `writeconfiguration`; an older one refuses the whole command.
+pub const RAW_PATHS_SINCE: (Version, &str) = (Version(3, 5, 0), "3.5.0");
 
 /// The `/v1/info` body. Unknown fields are ignored: later listeners may add some.
 #[derive(Debug, Deserialize)]
@@ -124,6 +129,21 @@ pub fn gate(info: &Info, command: &str) -> Result<(), Refusal> {
         _ if !info.has_command(command) => Err(Refusal::NoCommand),
         _ => Ok(()),
     }
+}
+
+/// The raw Cisco paths `raw` as unsupported outcomes when `info`'s listener has `command` but
+/// predates [`RAW_PATHS_SINCE`]; else none (a listener without the command at all is refused
+/// by the command's own gate).
+pub fn raw_paths_too_new(info: &Info, command: &str, raw: Vec<SettingKey>) -> SettingOutcomes {
+    let (since, since_text) = RAW_PATHS_SINCE;
+    if info.version >= since || gate(info, command).is_err() {
+        return SettingOutcomes::new();
+    }
+    let why = format!(
+        "listener {} predates raw Cisco paths (from {since_text}): upgrade it",
+        info.version_text
+    );
+    all_unsupported(raw, &why)
 }
 
 /// `/v1/info` answers per base URL, kept for a while (listeners change only on upgrade).

@@ -307,6 +307,23 @@ impl HttpListenerClient {
             })
     }
 
+    /// The raw Cisco paths of `keys` this listener is too old for, as unsupported outcomes
+    /// ([`info::raw_paths_too_new`]); its info is asked only when there are some.
+    async fn raw_paths_too_new(
+        &self,
+        target: &CommandTarget,
+        call: &Call<'_>,
+        keys: impl Iterator<Item = SettingKey>,
+    ) -> Result<SettingOutcomes> {
+        let raw: Vec<SettingKey> = keys.filter(|k| k.cisco_path().is_some()).collect();
+        if raw.is_empty() {
+            return Ok(SettingOutcomes::new());
+        }
+        let deadline = Instant::now() + self.config.command_timeout;
+        let info = self.info(Peer::of(target), call, deadline).await?;
+        Ok(info::raw_paths_too_new(&info, call.command, raw))
+    }
+
     /// `readconfiguration` (a read: sent again once after a connection reset) or
     /// `writeconfiguration` (never sent twice), answered for exactly the `asked` keys.
     async fn device_configuration(
@@ -676,10 +693,26 @@ impl ListenerTransport for HttpListenerClient {
             target.listener_secret.expose(),
         )
         .with_password(password(&target.credential));
-        let params = wire::configuration_keys(keys);
-        let outcome = self
-            .device_configuration(target, params, keys.to_vec(), &mut call)
-            .await;
+        let outcome = async {
+            let too_new = self
+                .raw_paths_too_new(target, &call, keys.iter().copied())
+                .await?;
+            let asked: Vec<SettingKey> = keys
+                .iter()
+                .copied()
+                .filter(|k| !too_new.contains_key(k))
+                .collect();
+            if asked.is_empty() {
+                return Ok(too_new);
+            }
+            let params = wire::configuration_keys(&asked);
+            let mut outcomes = self
+                .device_configuration(target, params, asked, &mut call)
+                .await?;
+            outcomes.extend(too_new);
+            Ok(outcomes)
+        }
+        .await;
         if let Err(e) = &outcome {
             tracing::info!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
                 error = %e, "room configuration read failed");
@@ -699,11 +732,24 @@ impl ListenerTransport for HttpListenerClient {
             target.listener_secret.expose(),
         )
         .with_password(password(&target.credential));
-        let params = wire::configuration_settings(settings, mode);
-        let asked = settings.iter().map(|(k, _)| k).collect();
-        let outcome = self
-            .device_configuration(target, params, asked, &mut call)
-            .await;
+        let outcome = async {
+            let too_new = self
+                .raw_paths_too_new(target, &call, settings.iter().map(|(k, _)| k))
+                .await?;
+            let mut sent = settings.clone();
+            sent.retain(|k| !too_new.contains_key(&k));
+            if sent.is_empty() {
+                return Ok(too_new);
+            }
+            let params = wire::configuration_settings(&sent, mode);
+            let asked = sent.iter().map(|(k, _)| k).collect();
+            let mut outcomes = self
+                .device_configuration(target, params, asked, &mut call)
+                .await?;
+            outcomes.extend(too_new);
+            Ok(outcomes)
+        }
+        .await;
         if let Err(e) = &outcome {
             tracing::warn!(listener = %target.listener_id, endpoint = %target.endpoint.id(),
                 error = %e, "room configuration write failed");

@@ -699,6 +699,70 @@ async fn template_settings_are_read_and_written_through_the_listener() {
 }
 
 #[tokio::test]
+async fn raw_cisco_paths_go_to_listeners_that_take_them_only() {
+    let raw = SettingKey::parse("cisco:Audio Ultrasound MaxVolume").unwrap();
+    let template =
+        settings(json!({"cisco:Audio Ultrasound MaxVolume": 40, "time_zone": "Etc/GMT"}));
+    for (version, sends_raw) in [("3.4.0", false), ("3.5.0", true)] {
+        let sim = Sim::start(SimConfig {
+            version: version.parse().unwrap(),
+            ..SimConfig::default()
+        })
+        .await;
+        let client = client();
+        let cisco = sim.target(endpoint("e1", "127.77.0.63"), plain());
+        let written = client
+            .write_configuration(&cisco, &template, WriteMode::Apply)
+            .await
+            .unwrap();
+        assert_eq!(
+            written[&SettingKey::TimeZone],
+            SettingOutcome::Value(json!("Etc/GMT"))
+        );
+        let read = client
+            .read_configuration(&cisco, &[raw, SettingKey::TimeZone])
+            .await
+            .unwrap();
+        if sends_raw {
+            assert_eq!(written[&raw], SettingOutcome::Value(json!(40)), "{version}");
+            assert_eq!(read[&raw], SettingOutcome::Value(json!(40)), "{version}");
+        } else {
+            for outcome in [&written[&raw], &read[&raw]] {
+                assert!(
+                    matches!(
+                        outcome,
+                        SettingOutcome::Unsupported(why)
+                            if why == "listener 3.4.0 predates raw Cisco paths (from 3.5.0): upgrade it"
+                    ),
+                    "{outcome:?}"
+                );
+            }
+        }
+        assert_eq!(
+            read[&SettingKey::TimeZone],
+            SettingOutcome::Value(json!("Etc/GMT"))
+        );
+        // Only raw paths on a listener too old for them: nothing is sent.
+        let before = sim.room("127.77.0.63").await["commands"].clone();
+        let read = client.read_configuration(&cisco, &[raw]).await.unwrap();
+        assert_eq!(read.len(), 1);
+        let after = sim.room("127.77.0.63").await["commands"].clone();
+        assert_eq!(before == after, !sends_raw, "{version}: {before} → {after}");
+        // Poly rooms have no raw Cisco paths.
+        let poly = sim.target(
+            endpoint_with("e2", "127.77.0.64", "POLYCOM_TELNET"),
+            plain(),
+        );
+        let read = client.read_configuration(&poly, &[raw]).await.unwrap();
+        assert!(
+            matches!(&read[&raw], SettingOutcome::Unsupported(_)),
+            "{read:?}"
+        );
+        sim.handle.stop().await;
+    }
+}
+
+#[tokio::test]
 async fn an_older_listener_is_not_asked_for_configuration() {
     let sim = Sim::start(SimConfig {
         version: "3.3.0".parse().unwrap(),

@@ -1,11 +1,13 @@
 //! Template settings of a simulated room system (`readconfiguration`, `writeconfiguration`,
 //! listener 3.4.0): what the real listener's drivers support per vendor, stored per room.
-//! Cisco rooms hold every key, Poly rooms the four their Telnet API documents, other
-//! protocols none. Defaults follow the device emulator's (docs/drivers.md), so a plan against
+//! Cisco rooms hold every key and raw Cisco path, Poly rooms the four keys their Telnet API
+//! documents, other protocols none. Defaults follow the device emulator's (docs/drivers.md), so a plan against
 //! the simulator sees changes as it would against emulated rooms.
 
 use crate::inventory::Vendor;
-use roomlink_domain::template::{SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings};
+use roomlink_domain::template::{
+    SettingKey, SettingOutcome, SettingOutcomes, TemplateSettings, ValueSpace,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -49,6 +51,12 @@ fn default_value(vendor: Vendor, address: &str, key: SettingKey) -> Value {
         (_, SettingKey::AutoAnswerMode | SettingKey::AutoAnswerMute) => json!("off"),
         (_, SettingKey::SipDisplayName | SettingKey::WelcomeMessage) => json!(""),
         (_, SettingKey::TimeZone) => json!("Etc/UTC"),
+        // A raw Cisco path: the lowest value of its space, its first word, or empty.
+        (_, SettingKey::Cisco(path)) => match path.space {
+            ValueSpace::IntegerRange { min, .. } => json!(min),
+            ValueSpace::Literal(values) => json!(values.first().copied().unwrap_or_default()),
+            _ => json!(""),
+        },
     }
 }
 

@@ -25,5 +25,5 @@ use roomlink_listener_protocol::version::Version;
 /// The listener software's version, reported in `/v1/info` and `X-Listener-Version`: every
 /// command of protocol 1 (the simulator's default reports 2.25.0; 3.0.0 was the first production
 /// listener after it, 3.1.0 added `pushcalendar`, 3.2.0 `readcalendar`, 3.3.0 `readinventory`,
-/// 3.4.0 `readconfiguration` and `writeconfiguration`).
-pub const LISTENER_VERSION: Version = Version::new(3, 4, 0);
+/// 3.4.0 `readconfiguration` and `writeconfiguration`, 3.5.0 raw Cisco paths in both).
+pub const LISTENER_VERSION: Version = Version::new(3, 5, 0);

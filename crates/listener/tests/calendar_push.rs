@@ -101,7 +101,7 @@ async fn the_listener_pushes_bookings_that_bookings_list_shows() {
         .json()
         .await
         .unwrap();
-    assert_eq!(info["version"], "3.4.0");
+    assert_eq!(info["version"], "3.5.0");
     assert!(
         info["commands"]
             .as_array()

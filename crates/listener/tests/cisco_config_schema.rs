@@ -81,7 +81,7 @@ fn every_value_of_every_key_is_accepted_by_every_generation_that_supports_it() {
             if !generation.supports(key) {
                 continue;
             }
-            let path = words(path(key));
+            let path = words(&path(key));
             for value in samples(key) {
                 let written = cisco_value(&value);
                 for role in roles_that_may_write(key) {
@@ -105,7 +105,7 @@ fn the_domain_s_spaces_lie_inside_every_generation_s() {
     for generation in [Generation::Ce9, Generation::RoomOs11, Generation::RoomOs26] {
         let schema = schema(generation);
         let admits = |key: SettingKey, value: &str| {
-            schema.check_configuration_on_every_product(&words(path(key)), value, "Admin")
+            schema.check_configuration_on_every_product(&words(&path(key)), value, "Admin")
         };
         for &key in SettingKey::ALL {
             match key.space() {
@@ -154,7 +154,7 @@ fn the_domain_s_spaces_lie_inside_every_generation_s() {
 #[test]
 fn the_roles_that_may_write_are_the_schemas_roles() {
     for &key in SettingKey::ALL {
-        let path = words(path(key));
+        let path = words(&path(key));
         let sample = cisco_value(&samples(key)[0]);
         for role in ROLES {
             let named = roles_that_may_write(key).contains(&role);
@@ -229,7 +229,7 @@ fn a_whole_template_maps_to_writes_every_generation_accepts() {
         assert_eq!(writes.len(), 9);
         for w in writes {
             assert_eq!(
-                schema(generation).check_configuration(&words(w.path), &w.value, "Admin"),
+                schema(generation).check_configuration(&words(&w.path), &w.value, "Admin"),
                 Ok(()),
                 "{}",
                 w.key
@@ -245,7 +245,7 @@ fn products_without_a_path_are_few_and_known() {
     for generation in [Generation::Ce9, Generation::RoomOs11, Generation::RoomOs26] {
         let schema = schema(generation);
         for &key in SettingKey::ALL {
-            let missing = schema.products_without_configuration(&words(path(key)));
+            let missing = schema.products_without_configuration(&words(&path(key)));
             let allowed: &[&str] = match key {
                 SettingKey::SystemName => &[],
                 SettingKey::WelcomeMessage if generation != Generation::RoomOs26 => &[
@@ -262,5 +262,49 @@ fn products_without_a_path_are_few_and_known() {
             let missing_ok = missing.iter().all(|p| allowed.contains(p));
             assert!(missing_ok, "{} {key}: {missing:?}", schema.name);
         }
+    }
+}
+
+/// Raw Cisco paths (the escape hatch): the domain's space of each raw path the emulator holds
+/// is the union of the published ones. Every value of it is taken by some product of some
+/// generation, and the values just outside it by none.
+#[test]
+fn raw_path_spaces_are_the_union_of_the_published_ones() {
+    for name in [
+        "Audio SoundsAndAlerts RingVolume",
+        "Audio Ultrasound MaxVolume",
+        "UserInterface Language",
+    ] {
+        let key = SettingKey::parse(&format!("cisco:{name}")).unwrap();
+        let path = words(&path(key));
+        let somewhere = |value: &str| {
+            cisco_schema::generations()
+                .iter()
+                .any(|g| g.check_configuration(&path, value, "Admin").is_ok())
+        };
+        match key.space() {
+            ValueSpace::IntegerRange { min, max } => {
+                for v in min..=max {
+                    assert!(somewhere(&v.to_string()), "{name} {v}");
+                }
+                assert!(!somewhere(&(min - 1).to_string()), "{name} below");
+                assert!(!somewhere(&(max + 1).to_string()), "{name} above");
+            }
+            ValueSpace::Literal(values) => {
+                assert!(values.len() > 20, "{name}");
+                for v in values {
+                    assert!(somewhere(v), "{name} {v}");
+                }
+                assert!(!somewhere("Klingon"), "{name}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        // What the driver writes for a value of the space is the value itself.
+        let sample = key.space().values().unwrap()[0].clone();
+        let settings =
+            TemplateSettings::from_json(&json!({ key.name(): sample.to_json() })).unwrap();
+        let (w, unsupported) = writes(Generation::Ce9, &settings);
+        assert!(unsupported.is_empty());
+        assert_eq!(w[0].value, sample.text());
     }
 }

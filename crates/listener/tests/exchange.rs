@@ -133,7 +133,7 @@ async fn the_listener_reads_a_rooms_events_from_exchange() {
         .json()
         .await
         .unwrap();
-    assert_eq!(info["version"], "3.4.0");
+    assert_eq!(info["version"], "3.5.0");
     assert!(
         info["commands"]
             .as_array()

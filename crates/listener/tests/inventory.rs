@@ -334,7 +334,7 @@ async fn the_listener_answers_readinventory_and_404_for_mesh() {
         .json()
         .await
         .unwrap();
-    assert_eq!(info["version"], "3.4.0");
+    assert_eq!(info["version"], "3.5.0");
     assert!(
         info["commands"]
             .as_array()

@@ -129,7 +129,7 @@ async fn answers_over_the_socket_what_it_answers_over_http_and_stops_with_1001()
     );
     let attempt = roomlink.attempt().await;
     assert!(attempt.authorized && attempt.subprotocol, "{attempt:?}");
-    assert_eq!(attempt.version.as_deref(), Some("3.4.0"));
+    assert_eq!(attempt.version.as_deref(), Some("3.5.0"));
     let mut conn = roomlink.accept().await;
 
     // A room system nobody answers for (port 1 on loopback): the driver's real failure.

@@ -1,5 +1,7 @@
-//! The catalog: every vendor-neutral key a template may set, with its value space.
+//! The catalog: every vendor-neutral key a template may set, with its value space, and the
+//! raw vendor paths of [`super::cisco_paths`].
 
+use super::cisco_paths::{self, CiscoPath};
 use super::space::ValueSpace;
 
 const OFF_ON: &[&str] = &["off", "on"];
@@ -10,22 +12,34 @@ pub const STANDBY_DELAYS: &[i64] = &[1, 3, 15, 30, 60, 120, 240, 480];
 
 macro_rules! keys {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, $space:expr; )+) => {
-        /// A template setting's vendor-neutral key.
+        /// A template setting's key: vendor-neutral, or a raw vendor path (after every
+        /// neutral key in order).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum SettingKey { $( $(#[$doc])* $variant ),+ }
+        pub enum SettingKey {
+            $( $(#[$doc])* $variant, )+
+            /// A raw Cisco configuration path (`cisco:Audio Ultrasound MaxVolume`), the escape
+            /// hatch for what no neutral key covers.
+            Cisco(&'static CiscoPath),
+        }
 
         impl SettingKey {
-            /// Every key, in catalog order.
+            /// Every vendor-neutral key, in catalog order.
             pub const ALL: &'static [SettingKey] = &[$(SettingKey::$variant),+];
 
             /// The key as templates write it.
             pub const fn name(self) -> &'static str {
-                match self { $(SettingKey::$variant => $name),+ }
+                match self {
+                    $(SettingKey::$variant => $name,)+
+                    SettingKey::Cisco(path) => path.key,
+                }
             }
 
             /// The values the key takes.
             pub const fn space(self) -> ValueSpace {
-                match self { $(SettingKey::$variant => $space),+ }
+                match self {
+                    $(SettingKey::$variant => $space,)+
+                    SettingKey::Cisco(path) => path.space,
+                }
             }
         }
     };
@@ -53,9 +67,43 @@ keys! {
 }
 
 impl SettingKey {
-    /// The key named `name` (exactly: keys are lower case).
+    /// The key named `name`: a neutral key exactly (keys are lower case), or a raw Cisco path.
     pub fn parse(name: &str) -> Option<SettingKey> {
-        SettingKey::ALL.iter().copied().find(|k| k.name() == name)
+        SettingKey::lookup(name).ok()
+    }
+
+    /// As [`SettingKey::parse`], or why `name` is no key, for a refusal (`'name' is ...`).
+    pub fn lookup(name: &str) -> Result<SettingKey, String> {
+        if let Some(key) = SettingKey::ALL.iter().copied().find(|k| k.name() == name) {
+            return Ok(key);
+        }
+        let shown = crate::enums::shorten(name);
+        if name.starts_with(cisco_paths::PREFIX) {
+            return cisco_paths::lookup(name)
+                .map(SettingKey::Cisco)
+                .map_err(|why| format!("'{shown}': {why}"));
+        }
+        if let Some((vendor, _)) = name.split_once(':') {
+            return Err(format!(
+                "'{shown}': raw paths are taken for Cisco only ('{}Path Words'), the vendor \
+                 that publishes a configuration schema to check them against; '{}' is not one",
+                cisco_paths::PREFIX,
+                crate::enums::shorten(vendor)
+            ));
+        }
+        Err(format!(
+            "'{shown}' is not a template setting (known: {}; or a raw Cisco path such as \
+             'cisco:Audio Ultrasound MaxVolume')",
+            SettingKey::names()
+        ))
+    }
+
+    /// The raw Cisco path, when this key is one.
+    pub fn cisco_path(self) -> Option<&'static CiscoPath> {
+        match self {
+            SettingKey::Cisco(path) => Some(path),
+            _ => None,
+        }
     }
 
     /// Every key's name, comma-separated, for messages.
@@ -83,6 +131,24 @@ mod tests {
         assert_eq!(SettingKey::ALL.len(), 9);
         assert_eq!(SettingKey::parse("Time_Zone"), None);
         assert_eq!(SettingKey::parse("timezone"), None);
+    }
+
+    #[test]
+    fn raw_cisco_paths_are_keys_after_every_neutral_one() {
+        let raw = SettingKey::parse("cisco:audio ultrasound maxvolume").unwrap();
+        assert_eq!(raw.name(), "cisco:Audio Ultrasound MaxVolume");
+        assert_eq!(raw.space(), ValueSpace::IntegerRange { min: 0, max: 90 });
+        assert_eq!(SettingKey::parse(raw.name()), Some(raw));
+        assert!(raw.cisco_path().is_some());
+        assert!(SettingKey::ALL.iter().all(|k| *k < raw));
+        assert!(!SettingKey::ALL.contains(&raw));
+        let why = SettingKey::lookup("poly:sleeptime").unwrap_err();
+        assert!(
+            why.starts_with("'poly:sleeptime': raw paths are taken for Cisco only"),
+            "{why}"
+        );
+        let why = SettingKey::lookup("cisco:Audio DefaultVolume").unwrap_err();
+        assert!(why.contains("'audio.default_volume'"), "{why}");
     }
 
     #[test]

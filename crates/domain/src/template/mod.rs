@@ -1,4 +1,5 @@
 //! Configuration templates (issue #36), part one: the catalog of template settings.
+//! Besides the neutral keys below, a template may set raw Cisco paths ([`cisco_paths`]).
 //!
 //! A template sets vendor-neutral keys; each driver maps the keys it supports onto its device's
 //! configuration (the Cisco mapping: the listener's `drivers::cisco_config`, checked against
@@ -38,6 +39,7 @@
 //! (`ports::TemplateAssignmentStore`).
 
 mod catalog;
+pub mod cisco_paths;
 pub mod drift;
 pub mod job;
 pub mod job_json;

@@ -3,7 +3,6 @@
 use super::key::SettingKey;
 use super::outcome::WriteMode;
 use super::space::SettingValue;
-use crate::enums::shorten;
 use crate::error::Error;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -33,16 +32,14 @@ impl TemplateSettings {
         };
         let mut values = BTreeMap::new();
         for (name, value) in map {
-            let key = SettingKey::parse(name).ok_or_else(|| {
-                Error::invalid(format!(
-                    "settings: '{}' is not a template setting (known: {})",
-                    shorten(name),
-                    SettingKey::names()
-                ))
-            })?;
-            let value = match mode {
-                WriteMode::Apply => key.space().parse(key.name(), value)?,
-                WriteMode::Restore => key.space().parse_restore(key.name(), value)?,
+            let key = SettingKey::lookup(name)
+                .map_err(|why| Error::invalid(format!("settings: {why}")))?;
+            let value = match (mode, key) {
+                // A raw path's space is already the widest any Cisco product takes.
+                (WriteMode::Apply, _) | (WriteMode::Restore, SettingKey::Cisco(_)) => {
+                    key.space().parse(key.name(), value)?
+                }
+                (WriteMode::Restore, _) => key.space().parse_restore(key.name(), value)?,
             };
             values.insert(key, value);
         }
@@ -67,6 +64,11 @@ impl TemplateSettings {
         TemplateSettings {
             values: values.into_iter().collect(),
         }
+    }
+
+    /// Keeps only the settings whose key `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(SettingKey) -> bool) {
+        self.values.retain(|k, _| keep(*k));
     }
 
     pub fn get(&self, key: SettingKey) -> Option<&SettingValue> {
@@ -151,7 +153,57 @@ mod tests {
             refusal(json!({"timezone": "Etc/UTC"})),
             "settings: 'timezone' is not a template setting (known: time_zone, system.name, \
              standby.delay_minutes, audio.default_volume, sip.display_name, proximity.mode, \
-             auto_answer.mode, auto_answer.mute, welcome.message)"
+             auto_answer.mode, auto_answer.mute, welcome.message; or a raw Cisco path such as \
+             'cisco:Audio Ultrasound MaxVolume')"
+        );
+    }
+
+    #[test]
+    fn raw_cisco_paths_are_checked_against_the_published_spaces() {
+        let settings = TemplateSettings::from_json(&json!({
+            "cisco:Audio Ultrasound MaxVolume": 90,
+            "cisco:userinterface language": "norwegian",
+            "time_zone": "Etc/UTC",
+        }))
+        .unwrap();
+        assert_eq!(
+            settings.to_json(),
+            json!({"time_zone": "Etc/UTC", "cisco:Audio Ultrasound MaxVolume": 90,
+                   "cisco:UserInterface Language": "Norwegian"})
+        );
+        let keys: Vec<&str> = settings.iter().map(|(k, _)| k.name()).collect();
+        assert_eq!(
+            keys,
+            [
+                "time_zone",
+                "cisco:Audio Ultrasound MaxVolume",
+                "cisco:UserInterface Language"
+            ]
+        );
+        assert_eq!(
+            refusal(json!({"cisco:Audio Ultrasound MaxVolume": 91})),
+            "settings.cisco:Audio Ultrasound MaxVolume: 91 is not a whole number from 0 to 90"
+        );
+        assert!(
+            refusal(json!({"cisco:UserInterface Language": "Klingon"})).starts_with(
+                "settings.cisco:UserInterface Language: 'Klingon' is not one of Arabic,"
+            )
+        );
+        assert!(
+            refusal(json!({"cisco:SIP Authentication Password": "x"}))
+                .starts_with("settings: 'cisco:SIP Authentication Password': not a configuration")
+        );
+        assert!(
+            refusal(json!({"polycom:sleeptime": 3}))
+                .starts_with("settings: 'polycom:sleeptime': raw paths are taken for Cisco only")
+        );
+        // An undo writes back within the same published space.
+        assert!(
+            TemplateSettings::from_json_for(
+                &json!({"cisco:Audio Ultrasound MaxVolume": 1000}),
+                WriteMode::Restore
+            )
+            .is_err()
         );
     }
 

@@ -8,7 +8,7 @@
 //! converted here, is accepted by every product variant of CE 9.15, RoomOS 11.27 and RoomOS
 //! 26.4 that has the path, for every role [`roles_that_may_write`] names.
 
-use roomlink_domain::template::{SettingKey, SettingValue, TemplateSettings};
+use roomlink_domain::template::{SettingKey, SettingValue, TemplateSettings, ValueSpace};
 use serde_json::Value;
 
 /// The firmware generations the mapping knows, by the schema each is checked against.
@@ -62,7 +62,7 @@ impl Generation {
         }
     }
 
-    /// The keys this generation does not support.
+    /// The neutral keys this generation does not support.
     pub fn unsupported(self) -> &'static [SettingKey] {
         match self {
             Generation::Tc => SettingKey::ALL,
@@ -70,14 +70,20 @@ impl Generation {
         }
     }
 
+    /// Whether a codec of this generation can be asked for `key`. A raw path is asked of every
+    /// generation with a schema: a codec whose firmware lacks it answers "No match on address
+    /// expression", its own refusal (the drivers know TC from CE, not one CE from another).
     pub fn supports(self, key: SettingKey) -> bool {
-        !self.unsupported().contains(&key)
+        match key {
+            SettingKey::Cisco(_) => self != Generation::Tc,
+            _ => !self.unsupported().contains(&key),
+        }
     }
 }
 
-/// The `xConfiguration` path a key writes, as its words.
-pub fn path(key: SettingKey) -> &'static [&'static str] {
-    match key {
+/// The `xConfiguration` path a key writes, as its words (a raw path: its own).
+pub fn path(key: SettingKey) -> Vec<&'static str> {
+    let words: &[&str] = match key {
         SettingKey::TimeZone => &["Time", "Zone"],
         SettingKey::SystemName => &["SystemUnit", "Name"],
         SettingKey::StandbyDelayMinutes => &["Standby", "Delay"],
@@ -87,7 +93,9 @@ pub fn path(key: SettingKey) -> &'static [&'static str] {
         SettingKey::AutoAnswerMode => &["Conference", "AutoAnswer", "Mode"],
         SettingKey::AutoAnswerMute => &["Conference", "AutoAnswer", "Mute"],
         SettingKey::WelcomeMessage => &["UserInterface", "OSD", "HalfwakeMessage"],
-    }
+        SettingKey::Cisco(path) => return path.words().collect(),
+    };
+    words.to_vec()
 }
 
 /// The device roles that may write a key's configuration in every checked generation (the
@@ -101,6 +109,8 @@ pub fn roles_that_may_write(key: SettingKey) -> &'static [&'static str] {
         | SettingKey::SipDisplayName
         | SettingKey::AutoAnswerMode
         | SettingKey::AutoAnswerMute => &["Admin"],
+        // The catalog keeps the paths an Admin may write (`cisco_paths`).
+        SettingKey::Cisco(_) => &["Admin"],
     }
 }
 
@@ -117,10 +127,24 @@ pub fn cisco_value(value: &SettingValue) -> String {
 /// A configuration value as the codec reports it, as a neutral JSON value (for comparing a
 /// room's current values with a template): `Off`/`On` in lower case, whole numbers as numbers
 /// for numeric keys, anything else as text. No value space is checked: a room may hold a
-/// value no template can set (a `Standby Delay` of 10).
+/// value no template can set (a `Standby Delay` of 10). A raw path's value is read by its
+/// space: a number, a literal in the schemas' spelling, or text.
 pub fn neutral_value(key: SettingKey, reported: &str) -> Value {
     let reported = reported.trim();
     match key {
+        SettingKey::Cisco(path) => match path.space {
+            ValueSpace::IntegerRange { .. } => reported
+                .parse::<i64>()
+                .map_or_else(|_| Value::from(reported), Value::from),
+            ValueSpace::Literal(values) => Value::from(
+                values
+                    .iter()
+                    .find(|v| v.eq_ignore_ascii_case(reported))
+                    .copied()
+                    .unwrap_or(reported),
+            ),
+            _ => Value::from(reported),
+        },
         SettingKey::StandbyDelayMinutes | SettingKey::AudioDefaultVolume => reported
             .parse::<i64>()
             .map_or_else(|_| Value::from(reported), Value::from),
@@ -135,7 +159,7 @@ pub fn neutral_value(key: SettingKey, reported: &str) -> Value {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigWrite {
     pub key: SettingKey,
-    pub path: &'static [&'static str],
+    pub path: Vec<&'static str>,
     pub value: String,
 }
 
@@ -149,10 +173,15 @@ pub fn writes(
     let mut unsupported = Vec::new();
     for (key, value) in settings.iter() {
         if generation.supports(key) {
+            // A raw path's value is already in the schemas' spelling.
+            let value = match key {
+                SettingKey::Cisco(_) => value.text(),
+                _ => cisco_value(value),
+            };
             writes.push(ConfigWrite {
                 key,
                 path: path(key),
-                value: cisco_value(value),
+                value,
             });
         } else {
             unsupported.push(key);
@@ -231,6 +260,34 @@ mod tests {
                 SettingKey::AutoAnswerMode
             ]
         );
+    }
+
+    #[test]
+    fn raw_paths_are_written_and_read_in_the_schemas_spelling() {
+        let settings = TemplateSettings::from_json(&json!({
+            "cisco:UserInterface Language": "norwegian",
+            "cisco:Audio Ultrasound MaxVolume": 40,
+        }))
+        .unwrap();
+        let (w, unsupported) = writes(Generation::Ce9, &settings);
+        assert!(unsupported.is_empty());
+        let shown: Vec<(String, &str)> = w
+            .iter()
+            .map(|w| (w.path.join(" "), w.value.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("Audio Ultrasound MaxVolume".to_owned(), "40"),
+                ("UserInterface Language".to_owned(), "Norwegian"),
+            ]
+        );
+        assert_eq!(neutral_value(w[0].key, " 40 "), json!(40));
+        assert_eq!(neutral_value(w[1].key, "NORWEGIAN"), json!("Norwegian"));
+        assert_eq!(neutral_value(w[1].key, "Elvish"), json!("Elvish"));
+        let (none, unsupported) = writes(Generation::Tc, &settings);
+        assert!(none.is_empty());
+        assert_eq!(unsupported.len(), 2);
     }
 
     #[test]

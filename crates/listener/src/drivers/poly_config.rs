@@ -61,6 +61,7 @@ pub fn unsupported(key: SettingKey) -> &'static str {
         | SettingKey::AutoAnswerMute
         | SettingKey::StandbyDelayMinutes
         | SettingKey::SystemName => "",
+        SettingKey::Cisco(_) => "a raw Cisco configuration path; Poly codecs have no such setting",
     }
 }
 

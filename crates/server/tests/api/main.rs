@@ -32,6 +32,7 @@ mod relay_clients;
 mod template_drift;
 mod template_jobs;
 mod template_plans;
+mod template_raw_paths;
 mod templates;
 mod tenancy;
 mod tokens;

@@ -29,7 +29,7 @@ async fn template(app: &TestApp, token: &str, name: &str) -> String {
 }
 
 /// Starts a job (an apply with its body, an undo without); answers its id.
-async fn start(app: &TestApp, token: &str, path: &str, body: Option<Value>) -> String {
+pub(crate) async fn start(app: &TestApp, token: &str, path: &str, body: Option<Value>) -> String {
     let response = app
         .with_token(Method::POST, path, token)
         .json(&body.unwrap_or(Value::Null))
@@ -53,7 +53,7 @@ async fn start(app: &TestApp, token: &str, path: &str, body: Option<Value>) -> S
 }
 
 /// Runs the job here (the binary's runner does the same with each job it is woken for).
-async fn run(app: &TestApp, enterprise: &EnterpriseId, id: &str) -> Value {
+pub(crate) async fn run(app: &TestApp, enterprise: &EnterpriseId, id: &str) -> Value {
     let job = JobId::from_trusted(id.to_owned());
     let run = app
         .services
@@ -74,7 +74,7 @@ async fn get(app: &TestApp, token: &str, id: &str) -> Value {
     job
 }
 
-fn room<'a>(job: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn room<'a>(job: &'a Value, name: &str) -> &'a Value {
     job["rooms"]
         .as_array()
         .unwrap()

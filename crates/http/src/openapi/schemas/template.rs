@@ -4,10 +4,10 @@
 
 use crate::openapi::primitives::{enumeration, epoch_ms, integer, object, prop, string, text};
 use roomlink_domain::template::record::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS};
-use roomlink_domain::template::{SettingKey, ValueSpace, time_zones};
+use roomlink_domain::template::{SettingKey, ValueSpace, cisco_paths, time_zones};
 use serde_json::Value;
 use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
 
 /// No control character (C0, DEL, C1: what `char::is_control` names) and no `"`.
 const TEXT_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f\"]*$";
@@ -46,12 +46,45 @@ fn space_schema(key: SettingKey, nullable: bool) -> ObjectBuilder {
     .description(words)
 }
 
-fn settings_schema(description: &str, nullable: bool) -> Schema {
-    let props = SettingKey::ALL
+/// A setting key: a neutral one, or a raw Cisco path (`cisco:` and the path's words).
+pub(super) fn key_pattern() -> String {
+    let neutral: Vec<String> = SettingKey::ALL
         .iter()
-        .map(|&key| prop(key.name(), space_schema(key, nullable), false))
+        .map(|k| k.name().replace('.', "\\."))
         .collect();
-    object(description, props)
+    format!("^(?:{}|{}.+)$", neutral.join("|"), cisco_paths::PREFIX)
+}
+
+/// The neutral keys with their spaces, and raw Cisco paths as further properties: which path
+/// exists and what it takes is Cisco's published schemas' (docs/drivers.md, "Raw Cisco
+/// paths"), 527 paths, too many for this document to list.
+fn settings_schema(description: &str, nullable: bool) -> Schema {
+    let mut builder = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some(format!(
+            "{description} Besides the keys below, a raw Cisco configuration path as \
+             'cisco:Path Words' (for example 'cisco:Audio Ultrasound MaxVolume'), its value \
+             inside the space Cisco's published schemas give the path."
+        )))
+        .property_names(Some(string().pattern(Some(key_pattern()))))
+        .additional_properties(Some(AdditionalProperties::RefOr(RefOr::T(
+            value_schema(nullable)
+                .description(Some("A raw Cisco path's value: a whole number or a text."))
+                .into(),
+        ))));
+    for &key in SettingKey::ALL {
+        builder = builder.property(key.name(), space_schema(key, nullable));
+    }
+    builder.into()
+}
+
+/// A raw path's value: a whole number or a text (null too in a patch).
+fn value_schema(nullable: bool) -> ObjectBuilder {
+    let mut types = vec![Type::Integer, Type::String];
+    if nullable {
+        types.push(Type::Null);
+    }
+    ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::Array(types))
 }
 
 pub(super) fn template_schemas() -> Vec<(&'static str, RefOr<Schema>)> {

@@ -44,7 +44,16 @@ pub(super) fn template_drift_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                         ArrayBuilder::new().items(RefOr::T(object(
                             "A setting the room holds another value of than the template.",
                             vec![
-                                prop("key", enumeration(&keys, false), true),
+                                prop(
+                                    "key",
+                                    string()
+                                        .pattern(Some(super::template::key_pattern()))
+                                        .description(Some(format!(
+                                            "One of {}, or a raw Cisco path ('cisco:…').",
+                                            keys.join(", ")
+                                        ))),
+                                    true,
+                                ),
                                 prop("held", value("What the room holds."), true),
                                 prop("template", value("The template's value."), true),
                             ],

@@ -72,7 +72,7 @@ pub(super) fn template_job_schemas() -> Vec<(&'static str, RefOr<Schema>)> {
                         ObjectBuilder::new()
                             .schema_type(Type::Object)
                             .description(Some(format!(
-                                "By setting key (one of {}).",
+                                "By setting key (one of {}, or a raw Cisco path 'cisco:…').",
                                 keys.join(", ")
                             )))
                             .additional_properties(Some(AdditionalProperties::RefOr(reference(

@@ -116,7 +116,7 @@ impl CiscoHttpDriver {
                     let value = root
                         .name
                         .eq_ignore_ascii_case("Configuration")
-                        .then(|| root.text_at(cisco_config::path(key)))
+                        .then(|| root.text_at(&cisco_config::path(key)))
                         .flatten();
                     match (value, refusal_in(&root)) {
                         (Some(value), None) => {
@@ -148,7 +148,7 @@ impl CiscoHttpDriver {
         let (writes, _) = cisco_config::writes(Generation::RoomOs26, settings);
         let mut outcomes = SettingOutcomes::new();
         for write in writes {
-            let body = configuration_body(write.path, &write.value);
+            let body = configuration_body(&write.path, &write.value);
             let reply = self
                 .call(device, &mut session, &Exchange::putxml(body))
                 .await

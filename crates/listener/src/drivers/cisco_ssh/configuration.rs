@@ -109,7 +109,7 @@ impl CiscoSshDriver {
             let answer = self
                 .run(device, &format!("xConfiguration {}", path.join(" ")))
                 .await?;
-            let outcome = match (configuration_value(&answer, path), refusal(&answer)) {
+            let outcome = match (configuration_value(&answer, &path), refusal(&answer)) {
                 (Some(value), None) => {
                     SettingOutcome::Value(cisco_config::neutral_value(key, value))
                 }
