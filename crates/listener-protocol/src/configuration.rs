@@ -25,12 +25,7 @@ impl ConfigurationRequest {
             };
             let mut keys = Vec::with_capacity(names.len());
             for name in &names {
-                let key = SettingKey::parse(name).ok_or_else(|| {
-                    format!(
-                        "params.keys: '{name}' is not a template setting (known: {})",
-                        SettingKey::names()
-                    )
-                })?;
+                let key = SettingKey::lookup(name).map_err(|why| format!("params.keys: {why}"))?;
                 if !keys.contains(&key) {
                     keys.push(key);
                 }
