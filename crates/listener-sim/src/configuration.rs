@@ -51,12 +51,22 @@ fn default_value(vendor: Vendor, address: &str, key: SettingKey) -> Value {
         (_, SettingKey::AutoAnswerMode | SettingKey::AutoAnswerMute) => json!("off"),
         (_, SettingKey::SipDisplayName | SettingKey::WelcomeMessage) => json!(""),
         (_, SettingKey::TimeZone) => json!("Etc/UTC"),
-        // A raw Cisco path: the lowest value of its space, its first word, or empty.
-        (_, SettingKey::Cisco(path)) => match path.space {
-            ValueSpace::IntegerRange { min, .. } => json!(min),
-            ValueSpace::Literal(values) => json!(values.first().copied().unwrap_or_default()),
-            _ => json!(""),
+        // A raw Cisco path: the emulator's default where it holds the path, else the lowest
+        // value of its space, its first word, or empty.
+        (_, SettingKey::Cisco(path)) => match path.path {
+            "Audio Ultrasound MaxVolume" => json!(70),
+            "Audio SoundsAndAlerts RingVolume" => json!(50),
+            "UserInterface Language" => json!("English"),
+            _ => default_of(path.space),
         },
+    }
+}
+
+fn default_of(space: ValueSpace) -> Value {
+    match space {
+        ValueSpace::IntegerRange { min, .. } => json!(min),
+        ValueSpace::Literal(values) => json!(values.first().copied().unwrap_or_default()),
+        _ => json!(""),
     }
 }
 

@@ -57,7 +57,7 @@ pub(super) fn start_simulator(
             "--secret",
             secret,
             "--version",
-            "3.4.0",
+            "3.5.0",
         ]),
         dir,
         &log,

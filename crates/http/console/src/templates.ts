@@ -4,12 +4,14 @@
 // (POST /api/templates/{id}/plan, any role) as a table: a row per room, a column per key.
 // A plan reads the rooms and writes nothing; *Apply* starts a job writing it
 // (POST /api/templates/{id}/apply), shown with its progress and undo by ./jobs. A chosen
-// template also shows the rooms it is assigned to and their drift (./drift).
+// template also shows the rooms it is assigned to and their drift (./drift). The form also takes
+// raw Cisco configuration paths (`cisco:<path>` keys, ./rawpaths).
 
 import { ApiError, canWrite, get, send } from "./api";
 import { ago, h, notify, replace, when } from "./dom";
 import { driftSection } from "./drift";
 import { Job, Value, errorText, jobsSection, plural, shown } from "./jobs";
+import { rawPathsFieldset } from "./rawpaths";
 import { Rooms, roomChoice, roomSources } from "./roomchoice";
 
 interface Template {
@@ -309,8 +311,11 @@ export function templatesPage(main: HTMLElement): () => void {
       inputs.set(s.key, { el, error, setting: s });
       return h("div", { class: "field" }, h("label", { for: id }, h("code", null, s.key)), el, help, error);
     });
+    // Raw Cisco paths (`cisco:Audio Ultrasound MaxVolume`) for what the catalog does not cover.
+    const raw = rawPathsFieldset();
     const submit = h("button", { type: "submit" }, "Create template");
     const clearErrors = () => {
+      raw.clearErrors();
       for (const el of [formError, nameError]) el.textContent = "";
       name.removeAttribute("aria-invalid");
       for (const { el, error } of inputs.values()) {
@@ -325,24 +330,29 @@ export function templatesPage(main: HTMLElement): () => void {
         // Only the keys filled in are sent: a template sets those and leaves the rest alone.
         const settings: Record<string, Value> = {};
         for (const [key, { el, setting }] of inputs) {
-          const raw = el.value;
-          if (raw === "") continue;
-          settings[key] = setting.type === "integer" && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+          const text = el.value;
+          if (text === "") continue;
+          settings[key] = setting.type === "integer" && /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text;
         }
+        if (!raw.collect(settings)) return;
         const body: Record<string, unknown> = { name: name.value.trim(), settings };
         if (description.value.trim()) body.description = description.value.trim();
         submit.disabled = true;
         try {
           const created = await send<Template>("POST", "/api/templates", body);
           (form as HTMLFormElement).reset();
+          raw.reset();
           notify(`Template “${created?.name ?? body.name}” created.`);
           await load();
         } catch (e) {
-          // The service names the key (`settings.time_zone: 'X' is not ...`) or the field.
+          // The service names the key (`settings.time_zone: 'X' is not ...`), a raw path
+          // (`settings.cisco:<path>: ...`, `settings: 'cisco:<path>': ...`) or the field.
           const message = e instanceof ApiError ? e.message : "";
           const key = /^settings\.([A-Za-z0-9_.]+):\s/.exec(message)?.[1];
           const target = key ? inputs.get(key) : undefined;
-          if (target) {
+          if (raw.showError(message, errorText(e))) {
+            // Shown at the raw path's row.
+          } else if (target) {
             target.error.textContent = errorText(e);
             target.el.setAttribute("aria-invalid", "true");
             target.el.focus();
@@ -364,6 +374,7 @@ export function templatesPage(main: HTMLElement): () => void {
       h("fieldset", { class: "event-types" },
         h("legend", null, "Settings: fill in only those the template sets"),
         h("div", { class: "field-grid" }, fields)),
+      raw.fieldset,
       formError,
       submit);
     replace(formSlot, h("section", { class: "card", id: "template-create", "aria-labelledby": "template-create-title" },
@@ -371,7 +382,7 @@ export function templatesPage(main: HTMLElement): () => void {
   };
 
   replace(main, h("h1", null, "Templates"),
-    h("p", null, "A template is a named set of room settings in vendor-neutral keys. Plan it on the rooms to see, room by room, what it would change; planning reads the rooms and writes nothing. Applying the plan starts a job that writes the changes room by room, which you can follow here and undo. Rooms assigned a template are checked for drift from it, and can have it re-applied."),
+    h("p", null, "A template is a named set of room settings in vendor-neutral keys (and, for Cisco rooms, raw Cisco configuration paths). Plan it on the rooms to see, room by room, what it would change; planning reads the rooms and writes nothing. Applying the plan starts a job that writes the changes room by room, which you can follow here and undo. Rooms assigned a template are checked for drift from it, and can have it re-applied."),
     list, drift.card, planCard, jobs.view, jobs.list,
     canWrite() ? formSlot : h("p", { class: "muted-text", id: "templates-read-only" }, "Creating and deleting templates needs ROLE_READWRITE, as do applying and undoing them."));
 

@@ -960,6 +960,91 @@ try {
     for (const op of ["templates.create", "templates.delete"]) expect(audit.includes(op), `the audit log shows ${op}`);
   });
 
+  // Raw Cisco paths (`cisco:<xConfiguration path>`): rows of path and value under the catalog's
+  // fields, checked by the service against Cisco's schemas; a refusal is shown at its row. The
+  // demo rooms are emulated Cisco rooms: Audio Ultrasound MaxVolume 70 (0..90), UserInterface
+  // Language English.
+  const MAX_VOLUME = "cisco:Audio Ultrasound MaxVolume";
+  const LANGUAGE = "cisco:UserInterface Language";
+  let rawTemplate = null;
+  await step("templates: raw Cisco paths are refused at their row, then a template with them is created", async () => {
+    await page.getByRole("link", { name: "Templates", exact: true }).click();
+    await page.locator("#template-form").waitFor();
+    const before = (await api("/api/templates")).length;
+    const paths = page.getByLabel("Path after cisco:");
+    const values = page.getByLabel("Value", { exact: true });
+    const rowError = (i) => page.locator("#template-raw-rows [data-raw-row] > .field-error").nth(i);
+    expect(await paths.count() === 0, "no raw row at first");
+    await page.getByLabel("Name", { exact: true }).fill("Cisco extras");
+    await page.getByRole("button", { name: "Add raw path" }).click();
+    expect(await paths.count() === 1, "a row added");
+    expect(await paths.first().evaluate((el) => el === document.activeElement), "the new path has the focus");
+    expect(await paths.first().getAttribute("placeholder") === "Audio Ultrasound MaxVolume", "the placeholder");
+    // Typed in lower case: the service's message names it in Cisco's spelling, and the row is found.
+    await paths.first().fill("audio ultrasound maxvolume");
+    await values.first().fill("91");
+    // An empty row is left out.
+    await page.getByRole("button", { name: "Add raw path" }).click();
+    await page.getByRole("button", { name: "Create template" }).click();
+    await page.locator("#template-raw-rows [data-raw-row] > .field-error:not(:empty)").first().waitFor();
+    const refused = await rowError(0).textContent();
+    expect(/^Invalid: settings\.cisco:Audio Ultrasound MaxVolume: 91 is not a whole number from 0 to 90/i.test(refused), refused);
+    expect(await values.first().getAttribute("aria-invalid") === "true", "the value marked invalid");
+    expect(await page.locator("#template-form-error").textContent() === "", "not the form's error");
+    expect((await api("/api/templates")).length === before, "nothing stored");
+    // A path a catalog key writes is refused at its own row, the path marked.
+    await values.first().fill("40");
+    await paths.nth(1).fill("Audio DefaultVolume");
+    await values.nth(1).fill("50");
+    await page.getByRole("button", { name: "Add raw path" }).click();
+    await paths.nth(2).fill("UserInterface Language");
+    await values.nth(2).fill("Norwegian");
+    await page.getByRole("button", { name: "Create template" }).click();
+    await rowError(1).and(page.locator(":not(:empty)")).waitFor();
+    const catalogKey = await rowError(1).textContent();
+    expect(catalogKey.includes("'cisco:Audio DefaultVolume'") && catalogKey.includes("audio.default_volume"), catalogKey);
+    expect(await paths.nth(1).getAttribute("aria-invalid") === "true" && await rowError(0).textContent() === "", "the second row only");
+    expect((await api("/api/templates")).length === before, "still nothing stored");
+    await page.waitForFunction(() => !document.querySelector("#toast")?.textContent, null, { timeout: 10000 });
+    await page.locator("#template-raw").scrollIntoViewIfNeeded();
+    await page.locator("#template-create").screenshot({ path: join(shots, "template-raw-paths.png") });
+    // Removed: the rows left are sent, a whole number as a number and a word as text.
+    await page.getByRole("button", { name: "Remove raw path 2" }).click();
+    expect(await paths.count() === 2, "the row removed");
+    await page.getByRole("button", { name: "Create template" }).click();
+    const row = page.locator("#templates-table tbody tr").filter({ hasText: "Cisco extras" });
+    await row.waitFor();
+    const chips = await row.locator(".setting-chips li").allTextContents();
+    expect(chips.includes(`${MAX_VOLUME} = 40`) && chips.includes(`${LANGUAGE} = Norwegian`) && chips.length === 2, `chips: ${chips}`);
+    await page.locator("#template-form").filter({ has: page.locator("#template-raw-rows:empty") }).waitFor();
+    rawTemplate = (await api("/api/templates")).find((t) => t.name === "Cisco extras");
+    expect(rawTemplate && rawTemplate.settings[MAX_VOLUME] === 40 && rawTemplate.settings[LANGUAGE] === "Norwegian"
+      && Object.keys(rawTemplate.settings).length === 2, JSON.stringify(rawTemplate));
+  });
+
+  await step("templates: the raw paths' plan: the Cisco rooms change 70 → 40 and English → Norwegian", async () => {
+    const row = page.locator(`#templates-table tr[data-template="${rawTemplate.id}"]`);
+    await row.getByRole("button", { name: "Plan on all rooms" }).click();
+    await page.locator("#template-plan-title").filter({ hasText: "Cisco extras" }).waitFor();
+    await page.locator("#template-plan-table thead th code").filter({ hasText: MAX_VOLUME }).waitFor({ timeout: 30000 });
+    const headers = await page.locator("#template-plan-table thead th code").allTextContents();
+    expect(JSON.stringify(headers) === JSON.stringify([MAX_VOLUME, LANGUAGE]), `columns: ${headers}`);
+    // Raw paths need listener 3.5.0, which the demo's listener reports.
+    const version = (await api("/api/listenerservices")).find((l) => l.name === "Demo listener").listenerVersion ?? "";
+    expect(version === "3.5.0", `demo listener ${version}`);
+    for (const r of rooms) {
+      const tr = page.locator(`#template-plan-table tr[data-room="${r.id}"]`);
+      const volume = tr.locator("td").nth(0);
+      const language = tr.locator("td").nth(1);
+      expect(await volume.getAttribute("data-plan") === "change" && (await volume.textContent()).includes("70 → 40"), `${r.name}: ${await tr.textContent()}`);
+      expect(await language.getAttribute("data-plan") === "change" && (await language.textContent()).includes("English → Norwegian"), `${r.name}: ${await tr.textContent()}`);
+    }
+    await api(`/api/templates/${rawTemplate.id}`, { method: "DELETE" });
+    // Back to the audit log, where the next step signs out from (sign-in returns to the page left).
+    await page.getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.locator("#audit-table").waitFor();
+  });
+
   await step("sign out forgets the token", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
