@@ -20,6 +20,7 @@ mod pairs;
 mod procs;
 mod profile;
 mod report;
+pub mod scale;
 mod setup;
 mod wrk;
 

@@ -18,6 +18,11 @@
 //! - `bench-calendars [--rooms N] [--no-build]`: N rooms' CalDAV calendars (default 10,000) read,
 //!   then confirmed unchanged, by auto-join rounds against a loopback CalDAV server, at the
 //!   default pace per host and with none; prints the table only.
+//! - `bench-scale [--sizes 1000,10000,100000] [--no-build] [--debug] [--duration SECS]
+//!   [--spread [--enterprises N]]`: one enterprise of N endpoints per size (CSV load, one row,
+//!   first and last list page, PATCH, whole list and CSV export, memory) and how each measure
+//!   grows with N; `--spread` adds the same total over many enterprises; a release run writes
+//!   the table into `docs/benchmarks.md`, a `--debug` run prints it only.
 //! - `bench-usage`: usage questions over a year of call sessions for 10,000 rooms on
 //!   PostgreSQL (named by `ROOMLINK_TEST_DATABASE_URL`): the ignored
 //!   store test `usage_at_a_year_of_sessions` (dev build: the time is the database's); prints
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Some("bench-calendars") => {
             bench::calendars::run(&std::env::args().skip(2).collect::<Vec<_>>())
         }
+        Some("bench-scale") => bench::scale::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("bench-usage") => bench_usage(),
         Some("console-test") => demo::browser::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
@@ -75,7 +81,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|bench-usage|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|bench-scale|bench-usage|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }
