@@ -325,14 +325,19 @@ impl HttpListenerClient {
     }
 
     /// `readconfiguration` (a read: sent again once after a connection reset) or
-    /// `writeconfiguration` (never sent twice), answered for exactly the `asked` keys.
+    /// `writeconfiguration` (never sent twice), answered for exactly the `asked` keys, with the
+    /// outcomes `too_new` of keys not sent added (nothing is sent when no key is left).
     async fn device_configuration(
         &self,
         target: &CommandTarget,
         params: WireParams,
         asked: Vec<SettingKey>,
+        too_new: SettingOutcomes,
         call: &mut Call<'_>,
     ) -> Result<SettingOutcomes> {
+        if asked.is_empty() {
+            return Ok(too_new);
+        }
         let retry = if call.command == "readconfiguration" {
             Retry::OnceOnReset
         } else {
@@ -342,6 +347,10 @@ impl HttpListenerClient {
         serde_json::from_slice::<ConfigurationAnswer>(&body)
             .map_err(|e| e.to_string())
             .and_then(|answer| wire::configuration(answer, asked))
+            .map(|mut outcomes| {
+                outcomes.extend(too_new);
+                outcomes
+            })
             .map_err(|e| {
                 call.not_protocol(format!(
                     "the {} answer is not the protocol: {e}",
@@ -702,15 +711,9 @@ impl ListenerTransport for HttpListenerClient {
                 .copied()
                 .filter(|k| !too_new.contains_key(k))
                 .collect();
-            if asked.is_empty() {
-                return Ok(too_new);
-            }
             let params = wire::configuration_keys(&asked);
-            let mut outcomes = self
-                .device_configuration(target, params, asked, &mut call)
-                .await?;
-            outcomes.extend(too_new);
-            Ok(outcomes)
+            self.device_configuration(target, params, asked, too_new, &mut call)
+                .await
         }
         .await;
         if let Err(e) = &outcome {
@@ -738,16 +741,10 @@ impl ListenerTransport for HttpListenerClient {
                 .await?;
             let mut sent = settings.clone();
             sent.retain(|k| !too_new.contains_key(&k));
-            if sent.is_empty() {
-                return Ok(too_new);
-            }
             let params = wire::configuration_settings(&sent, mode);
             let asked = sent.iter().map(|(k, _)| k).collect();
-            let mut outcomes = self
-                .device_configuration(target, params, asked, &mut call)
-                .await?;
-            outcomes.extend(too_new);
-            Ok(outcomes)
+            self.device_configuration(target, params, asked, too_new, &mut call)
+                .await
         }
         .await;
         if let Err(e) = &outcome {

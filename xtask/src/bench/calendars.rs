@@ -13,8 +13,7 @@
 //! each as the time from its first request to its last, rooms a second, and roomlink's resident
 //! memory after it. Figures are printed, never asserted.
 
-use super::free_port;
-use super::procs::{Service, admin, memory_kb, roomlink};
+use super::procs::{Service, admin, memory_kb, serve_roomlink};
 use crate::http;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -164,32 +163,16 @@ fn caldav() -> Result<(String, Log), String> {
     Ok((address, log))
 }
 
-/// Starts `roomlink serve` with `settings` and waits for `/readyz`.
+/// Starts `roomlink serve` with `settings`, logging at `warn`, and waits for `/readyz`.
 fn start(
     bin: &Path,
     dir: &Path,
     settings: &[(&str, String)],
     log: &str,
 ) -> Result<(Service, String), String> {
-    let port = free_port()?;
-    let mut command = roomlink(bin, dir, port, &["serve"]);
-    command.env("ROOMLINK__LOG__LEVEL", "warn");
-    for (key, value) in settings {
-        command.env(key, value);
-    }
-    let mut server = Service::start("roomlink", command, &dir.join(log))?;
-    let address = format!("127.0.0.1:{port}");
-    let ready_by = Instant::now() + Duration::from_secs(60);
-    while !http::request(&address, "GET", "/readyz", &[], b"", Duration::from_secs(5))
-        .is_ok_and(|r| r.status == 200)
-    {
-        server.check_alive()?;
-        if Instant::now() > ready_by {
-            return Err("roomlink did not answer /readyz within 60 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok((server, address))
+    let mut all = vec![("ROOMLINK__LOG__LEVEL", "warn".to_owned())];
+    all.extend(settings.iter().cloned());
+    serve_roomlink(bin, dir, &all, log)
 }
 
 fn call(

@@ -12,7 +12,7 @@
 //!
 //! Figures are printed, never asserted and never written into the docs.
 
-use super::procs::{Service, admin, listening_line, memory_kb, roomlink};
+use super::procs::{Service, admin, listening_line, memory_kb, serve_roomlink};
 use super::report::quantile;
 use crate::http;
 use serde_json::Value;
@@ -187,26 +187,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ],
         Some(&password_file),
     )?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port: {e}"))?;
-    let address = format!("127.0.0.1:{port}");
-    let mut server = Service::start(
-        "roomlink",
-        roomlink(&roomlink_bin, &dir, port, &["serve"]),
-        &dir.join("roomlink.log"),
-    )?;
-    let ready_by = Instant::now() + Duration::from_secs(60);
-    while !http::request(&address, "GET", "/readyz", &[], b"", Duration::from_secs(5))
-        .is_ok_and(|r| r.status == 200)
-    {
-        server.check_alive()?;
-        if Instant::now() > ready_by {
-            return Err("roomlink did not answer /readyz within 60 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (mut server, address) = serve_roomlink(&roomlink_bin, &dir, &[], "roomlink.log")?;
     let basic = http::basic(USERNAME, PASSWORD);
     let token = http::request(
         &address,

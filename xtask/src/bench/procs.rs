@@ -263,6 +263,34 @@ pub fn roomlink(bin: &Path, dir: &Path, port: u16, args: &[&str]) -> Command {
     command
 }
 
+/// Starts `roomlink serve` as [`roomlink`] builds it, with `settings` on top, logging to
+/// `dir/log`, and waits up to 60 s for `/readyz`: the server and its address.
+pub fn serve_roomlink(
+    bin: &Path,
+    dir: &Path,
+    settings: &[(&str, String)],
+    log: &str,
+) -> Result<(Service, String), String> {
+    let port = super::free_port()?;
+    let mut command = roomlink(bin, dir, port, &["serve"]);
+    for (key, value) in settings {
+        command.env(key, value);
+    }
+    let mut server = Service::start("roomlink", command, &dir.join(log))?;
+    let address = format!("127.0.0.1:{port}");
+    let ready_by = Instant::now() + Duration::from_secs(60);
+    while !crate::http::request(&address, "GET", "/readyz", &[], b"", Duration::from_secs(5))
+        .is_ok_and(|r| r.status == 200)
+    {
+        server.check_alive()?;
+        if Instant::now() > ready_by {
+            return Err("roomlink did not answer /readyz within 60 s".into());
+        }
+        sleep(Duration::from_millis(100));
+    }
+    Ok((server, address))
+}
+
 /// `roomlink ARGS` (an `admin` command) on the bench's database, which must succeed.
 pub fn admin(bin: &Path, dir: &Path, args: &[&str], stdin: Option<&Path>) -> Result<(), String> {
     run(

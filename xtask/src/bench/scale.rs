@@ -26,8 +26,7 @@
 mod spread;
 mod table;
 
-use super::free_port;
-use super::procs::{Service, admin, memory_kb, roomlink};
+use super::procs::{Service, admin, memory_kb, serve_roomlink};
 use super::wrk::{Load, Report};
 use crate::http;
 use serde_json::Value;
@@ -190,24 +189,14 @@ fn script(ids: &[String], patch: bool) -> String {
     )
 }
 
-/// Starts `roomlink serve` and waits for `/readyz`.
+/// Starts `roomlink serve`, logging at `warn`, and waits for `/readyz`.
 fn start(bin: &Path, dir: &Path) -> Result<(Service, String), String> {
-    let port = free_port()?;
-    let mut command = roomlink(bin, dir, port, &["serve"]);
-    command.env("ROOMLINK__LOG__LEVEL", "warn");
-    let mut server = Service::start("roomlink", command, &dir.join("roomlink.log"))?;
-    let address = format!("127.0.0.1:{port}");
-    let ready_by = Instant::now() + Duration::from_secs(60);
-    while !http::request(&address, "GET", "/readyz", &[], b"", Duration::from_secs(5))
-        .is_ok_and(|r| r.status == 200)
-    {
-        server.check_alive()?;
-        if Instant::now() > ready_by {
-            return Err("roomlink did not answer /readyz within 60 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok((server, address))
+    serve_roomlink(
+        bin,
+        dir,
+        &[("ROOMLINK__LOG__LEVEL", "warn".to_owned())],
+        "roomlink.log",
+    )
 }
 
 fn token(address: &str, username: &str) -> Result<String, String> {
