@@ -4,6 +4,7 @@
 use super::auth::Principal;
 use super::listeners::ListenerAdmin;
 use roomlink_domain::access::{Operation, Target};
+use roomlink_domain::endpoint::page::MAX_PAGE_SIZE;
 use roomlink_domain::error::Result;
 use roomlink_domain::health::{
     HISTORY_LIMIT, HealthChange, HealthCounts, HealthPolicy, RoomHealth, RoomObservations,
@@ -99,7 +100,7 @@ impl HealthService {
         }
         let mut all = HealthCounts::default();
         for enterprise in self.enterprises.enterprise_ids().await? {
-            let counts = self.report(&enterprise).await?.counts;
+            let counts = self.report_keeping(&enterprise, |_| false).await?.counts;
             all.ok += counts.ok;
             all.degraded += counts.degraded;
             all.offline += counts.offline;
@@ -115,7 +116,17 @@ impl HealthService {
     }
 
     pub(crate) async fn report(&self, enterprise: &EnterpriseId) -> Result<HealthReport> {
-        let endpoints = self.endpoints.list_endpoints(enterprise).await?;
+        self.report_keeping(enterprise, |_| true).await
+    }
+
+    /// The enterprise's report with only the rooms `keep` accepts (the counts still count every
+    /// room). The rooms are read a page at a time and each is dropped unless kept, so a caller
+    /// that keeps few (the health watch, the fleet's counts) holds few however many there are.
+    pub(crate) async fn report_keeping(
+        &self,
+        enterprise: &EnterpriseId,
+        keep: impl Fn(&NamedRoomHealth) -> bool,
+    ) -> Result<HealthReport> {
         let observed: HashMap<EndpointId, i64> = self
             .statuses
             .statuses(enterprise)
@@ -137,9 +148,14 @@ impl HealthService {
         let now = self.clock.now_ms();
         let mut counts = HealthCounts::default();
         let mut per_listener: HashMap<ListenerServiceId, HealthCounts> = HashMap::new();
-        let mut rooms: Vec<NamedRoomHealth> = endpoints
-            .iter()
-            .map(|endpoint| {
+        let mut rooms: Vec<NamedRoomHealth> = Vec::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .endpoints
+                .endpoint_page(enterprise, after, MAX_PAGE_SIZE)
+                .await?;
+            for endpoint in &page.endpoints {
                 let listener_id = endpoint.profile().listener();
                 let observations = RoomObservations {
                     // A listener id naming no listener counts as none.
@@ -152,7 +168,7 @@ impl HealthService {
                 if let Some(l) = &listener_id {
                     per_listener.entry(l.clone()).or_default().add(state);
                 }
-                NamedRoomHealth {
+                let room = NamedRoomHealth {
                     name: endpoint.name().to_owned(),
                     health: RoomHealth {
                         endpoint_id: endpoint.id().clone(),
@@ -161,9 +177,16 @@ impl HealthService {
                         since,
                         reasons,
                     },
+                };
+                if keep(&room) {
+                    rooms.push(room);
                 }
-            })
-            .collect();
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
         rooms.sort_by(|a, b| {
             a.health
                 .state

@@ -4,7 +4,7 @@
 
 use super::audit::Auditor;
 use super::auth::Principal;
-use super::health::HealthService;
+use super::health::{HealthService, NamedRoomHealth};
 use roomlink_domain::access::{Operation, Target};
 use roomlink_domain::calendar::account::AllowedHosts;
 use roomlink_domain::error::{Error, Result};
@@ -455,23 +455,25 @@ impl HealthWatch {
     }
 
     async fn watch(&self, enterprise: &EnterpriseId) -> Result<u64> {
-        let report = self.health.report(enterprise).await?;
-        let rooms = report.rooms.into_iter().filter_map(|r| {
-            // Not watched: a room not yet observed (it waits for its first poll), and one that
-            // names no listener service (nothing can reach it: provisioned so, not broken).
-            let unwatched = r.health.state == HealthState::Offline
-                && r.health
+        // Not watched: a room not yet observed (it waits for its first poll), and one that
+        // names no listener service (nothing can reach it: provisioned so, not broken). Left
+        // out while the rooms are read, so a large fleet of such rooms is never held at once.
+        let watched = |r: &NamedRoomHealth| {
+            r.health.state != HealthState::Offline
+                || !r
+                    .health
                     .reasons
                     .iter()
-                    .all(|x| x.code == "neverObserved" || x.code == "noListener");
-            (!unwatched).then(|| HealthSubject::Room {
-                endpoint_id: r.health.endpoint_id.into_string(),
-                name: r.name,
-                listener_service_id: r.health.listener_service_id.map(|l| l.into_string()),
-                state: r.health.state,
-                since: r.health.since,
-                reasons: r.health.reasons,
-            })
+                    .all(|x| x.code == "neverObserved" || x.code == "noListener")
+        };
+        let report = self.health.report_keeping(enterprise, watched).await?;
+        let rooms = report.rooms.into_iter().map(|r| HealthSubject::Room {
+            endpoint_id: r.health.endpoint_id.into_string(),
+            name: r.name,
+            listener_service_id: r.health.listener_service_id.map(|l| l.into_string()),
+            state: r.health.state,
+            since: r.health.since,
+            reasons: r.health.reasons,
         });
         let listeners = report
             .listeners
