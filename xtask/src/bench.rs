@@ -16,12 +16,14 @@ pub mod calendars;
 mod cpu;
 pub mod links;
 pub mod listener;
+pub mod memory;
 mod pairs;
 mod procs;
 mod profile;
 mod report;
 pub mod scale;
 mod setup;
+pub mod webhooks;
 mod wrk;
 
 use crate::http;
@@ -243,7 +245,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         path
     } else {
         let path = root.join("docs/benchmarks.md");
-        report::write_into(&path, &table)?;
+        report::write_section(&path, &report::PAIRS, &table)?;
         path
     };
     eprintln!("bench: table written to {}", target.display());

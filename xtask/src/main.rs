@@ -23,6 +23,12 @@
 //!   first and last list page, PATCH, whole list and CSV export, memory) and how each measure
 //!   grows with N; `--spread` adds the same total over many enterprises; a release run writes
 //!   the table into `docs/benchmarks.md`, a `--debug` run prints it only.
+//! - `bench-memory [--no-build] [--duration SECS]`: an idle roomlink's resident memory split by
+//!   mapping, per variant of the settings that decide it, with the one-row throughput each
+//!   costs; writes the table into `docs/benchmarks.md`.
+//! - `bench-webhooks [--subscriptions 1,10] [--events N] [--no-build]`: N queued webhook
+//!   deliveries (default 10,000) drained to a signature-checking receiver on loopback, per
+//!   number of subscriptions, on PostgreSQL; writes the table into `docs/benchmarks.md`.
 //! - `bench-usage`: usage questions over a year of call sessions for 10,000 rooms on
 //!   PostgreSQL (named by `ROOMLINK_TEST_DATABASE_URL`): the ignored
 //!   store test `usage_at_a_year_of_sessions` (dev build: the time is the database's); prints
@@ -70,6 +76,10 @@ fn main() -> ExitCode {
             bench::calendars::run(&std::env::args().skip(2).collect::<Vec<_>>())
         }
         Some("bench-scale") => bench::scale::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("bench-memory") => bench::memory::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        Some("bench-webhooks") => {
+            bench::webhooks::run(&std::env::args().skip(2).collect::<Vec<_>>())
+        }
         Some("bench-usage") => bench_usage(),
         Some("console-test") => demo::browser::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         Some("demo") => demo::run(&std::env::args().skip(2).collect::<Vec<_>>()),
@@ -81,7 +91,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask \
-                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|bench-scale|bench-usage|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
+                 <ci|boundaries|bench|bench-listener|bench-links|bench-calendars|bench-scale|bench-memory|bench-webhooks|bench-usage|demo|console-test|fuzz|openapi|readme|reference-page|conformance>"
             );
             return ExitCode::from(2);
         }

@@ -12,7 +12,9 @@
 //!
 //! Figures are printed, never asserted and never written into the docs.
 
-use super::procs::{Service, admin, listening_line, memory_kb, serve_roomlink};
+use super::procs::{
+    Service, access_token, enterprise_and_user, listening_line, memory_kb, serve_roomlink,
+};
 use super::report::quantile;
 use crate::http;
 use serde_json::Value;
@@ -156,51 +158,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let roomlink_bin = bin("roomlink");
 
     eprintln!("bench-links: enterprise, user, roomlink");
-    admin(
+    enterprise_and_user(
         &roomlink_bin,
         &dir,
-        &[
-            "admin",
-            "enterprise",
-            "create",
-            ENTERPRISE,
-            "--create-database",
-        ],
-        None,
-    )?;
-    let password_file = dir.join("password.txt");
-    std::fs::write(&password_file, format!("{PASSWORD}\n")).map_err(|e| e.to_string())?;
-    admin(
-        &roomlink_bin,
-        &dir,
-        &[
-            "admin",
-            "user",
-            "create",
-            "--enterprise",
-            ENTERPRISE,
-            "--username",
-            USERNAME,
-            "--role",
-            "ROLE_READWRITE",
-            "--password-stdin",
-        ],
-        Some(&password_file),
+        &[],
+        &[ENTERPRISE, "--create-database"],
+        USERNAME,
+        PASSWORD,
     )?;
     let (mut server, address) = serve_roomlink(&roomlink_bin, &dir, &[], "roomlink.log")?;
-    let basic = http::basic(USERNAME, PASSWORD);
-    let token = http::request(
-        &address,
-        "POST",
-        "/api/auth/accesstokens",
-        &[("Authorization", &basic)],
-        b"",
-        HTTP_TIMEOUT,
-    )?
-    .ok("create an access token")?;
     let api = Api {
         address: address.clone(),
-        token: token.json_string("accessToken")?,
+        token: access_token(&address, USERNAME, PASSWORD)?,
     };
 
     eprintln!(
@@ -225,9 +194,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ids_file = dir.join("listener-ids.txt");
     std::fs::write(&ids_file, ids.join(",")).map_err(|e| e.to_string())?;
     let mut sim_command = Command::new(bin("roomlink-listener-sim"));
+    // The flag repeated, a thousand ids each: one argument of 10,000 ids would pass Linux's
+    // 128 KiB limit on a single argument.
+    for chunk in ids.chunks(1_000) {
+        sim_command.args(["--listener-id", &chunk.join(",")]);
+    }
     sim_command
         .args(["--connect", &format!("http://{address}")])
-        .args(["--listener-id", &ids.join(",")])
         .args(["--secret", SECRET])
         .env("RUST_LOG", "warn");
     let mut sim = Service::start(

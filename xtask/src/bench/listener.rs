@@ -7,10 +7,11 @@
 //! handshakes, Cisco HTTP sessions); the next ones reuse them. Figures are reported, never
 //! asserted; the table goes into `docs/benchmarks.md` between its listener markers.
 //!
-//! Everything runs on loopback: the emulator's devices are 127.79.x.y addresses.
+//! Everything runs on loopback: the emulators' devices are 127.79.x.y addresses, at most
+//! [`DEVICES_PER_EMULATOR`] per emulator process (file descriptors).
 
 use super::procs::{Service, memory_kb};
-use super::report::median;
+use super::report::{self, Section, git_head, median};
 use crate::http;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -21,8 +22,11 @@ const SECRET: &str = "bench-listener-secret-000001";
 const ROOM_PASSWORD: &str = "bench-room-password";
 const BATCH: usize = 500;
 const PROTOCOLS: [&str; 4] = ["TANDBERG_HTTP", "TANDBERG_SSH", "POLYCOM_TELNET", "MESH"];
-const BEGIN: &str = "<!-- bench-listener:begin -->";
-const END: &str = "<!-- bench-listener:end -->";
+const SECTION: Section = Section {
+    begin: "<!-- bench-listener:begin -->",
+    end: "<!-- bench-listener:end -->",
+    heading: "roomlink-listener: one status poll of many room systems",
+};
 
 struct Options {
     devices: usize,
@@ -74,10 +78,22 @@ fn device_address(i: usize) -> String {
     format!("127.79.{}.{}", (a >> 8) & 0xff, a & 0xff)
 }
 
-fn status_body(from: usize, to: usize, ports: &[u16; 4], mesh_base: &str) -> String {
+/// Devices per emulator process: each holds three to four file descriptors per device at rest
+/// and one per connection, and a process may have 20,000 here. A multiple of 4, so that every
+/// emulator's first device is a Cisco HTTP one, as device `i` is driver `i % 4` overall.
+const DEVICES_PER_EMULATOR: usize = 3_000;
+
+/// Where one emulator process serves its devices.
+struct FrontEnds {
+    ports: [u16; 4],
+    mesh_base: String,
+}
+
+fn status_body(from: usize, to: usize, emulators: &[FrontEnds]) -> String {
     let mut body = String::from("{\"endpoints\":[");
     for i in from..to {
         let protocol = PROTOCOLS[i % 4];
+        let FrontEnds { ports, mesh_base } = &emulators[i / DEVICES_PER_EMULATOR];
         if i > from {
             body.push(',');
         }
@@ -155,31 +171,36 @@ pub fn run(args: &[String]) -> Result<(), String> {
     write(&password_file, ROOM_PASSWORD)?;
     write(&secret_file, SECRET)?;
 
-    let mut emu_command = Command::new(bin("roomlink-device-emu"));
-    emu_command.args([
-        "--host",
-        "127.79.0.1",
-        "--count",
-        &o.devices.to_string(),
-        "--cisco-http",
-        "0",
-        "--cisco-ssh",
-        "0",
-        "--poly-telnet",
-        "0",
-        "--mesh",
-        "0",
-        "--no-basic-rate-limit",
-        "--password-file",
-    ]);
-    emu_command.arg(&password_file).env("RUST_LOG", "warn");
-    let mut emu = Service::start("roomlink-device-emu", emu_command, &dir.join("emu.log"))?;
     let names = ["cisco-http", "cisco-ssh", "poly-telnet", "mesh"];
-    let mut ports = [0u16; 4];
-    for (i, name) in names.iter().enumerate() {
-        ports[i] = emu.wait_for(Duration::from_secs(60), |line| port_of(line, name))?;
+    let mut emulators = Vec::new();
+    let mut front_ends = Vec::new();
+    for (e, first) in (0..o.devices).step_by(DEVICES_PER_EMULATOR).enumerate() {
+        let count = DEVICES_PER_EMULATOR.min(o.devices - first);
+        let mut emu_command = Command::new(bin("roomlink-device-emu"));
+        emu_command
+            .args(["--host", &device_address(first)])
+            .args(["--count", &count.to_string()])
+            .args(["--cisco-http", "0", "--cisco-ssh", "0"])
+            .args(["--poly-telnet", "0", "--mesh", "0"])
+            .arg("--no-basic-rate-limit")
+            .arg("--password-file")
+            .arg(&password_file)
+            .env("RUST_LOG", "warn");
+        let mut emu = Service::start(
+            &format!("roomlink-device-emu {e}"),
+            emu_command,
+            &dir.join(format!("emu-{e}.log")),
+        )?;
+        let mut ports = [0u16; 4];
+        for (k, name) in names.iter().enumerate() {
+            ports[k] = emu.wait_for(Duration::from_secs(60), |line| port_of(line, name))?;
+        }
+        front_ends.push(FrontEnds {
+            ports,
+            mesh_base: format!("http://{}:{}", device_address(first), ports[3]),
+        });
+        emulators.push(emu);
     }
-    let mesh_base = format!("http://127.79.0.1:{}", ports[3]);
 
     let config = dir.join("listener.toml");
     write(
@@ -207,7 +228,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     let bodies: Vec<String> = (0..o.devices)
         .step_by(BATCH)
-        .map(|from| status_body(from, (from + BATCH).min(o.devices), &ports, &mesh_base))
+        .map(|from| status_body(from, (from + BATCH).min(o.devices), &front_ends))
         .collect();
     let (first, first_failed) = poll(&address, &bodies)?;
     let mut warm = Vec::new();
@@ -219,9 +240,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let after = memory_kb(listener.pid());
     listener.check_alive()?;
-    emu.check_alive()?;
+    for emu in &mut emulators {
+        emu.check_alive()?;
+    }
     drop(listener);
-    drop(emu);
+    drop(emulators);
 
     let warm_median = median(&warm).unwrap_or(f64::NAN);
     let kb = |v: Option<u64>| {
@@ -272,46 +295,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         table,
         "\nSettings: `commands.status_concurrency` 64 (default); the emulator on the same machine with \
          `--no-basic-rate-limit`; commit {}, {} cores, load average at start {load}. \
-         Run: `cargo xtask bench-listener`.",
+         Run: `cargo xtask bench-listener --devices {}`.",
         git_head(&root),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
+        o.devices,
     );
     let mut out = std::io::stdout().lock();
     let _ = std::io::Write::write_all(&mut out, table.as_bytes());
-    write_section(&root.join("docs/benchmarks.md"), &table)
-}
-
-fn git_head(root: &Path) -> String {
-    Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default()
+    report::write_section(&root.join("docs/benchmarks.md"), &SECTION, &table)
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, format!("{text}\n")).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn write_section(docs: &Path, table: &str) -> Result<(), String> {
-    let current = std::fs::read_to_string(docs).unwrap_or_default();
-    let section = format!("{BEGIN}\n\n{table}\n{END}");
-    let updated = match (current.find(BEGIN), current.find(END)) {
-        (Some(start), Some(end)) if end > start => {
-            format!(
-                "{}{section}{}",
-                &current[..start],
-                &current[end + END.len()..]
-            )
-        }
-        _ => format!(
-            "{}\n\n## roomlink-listener: one status poll of many room systems\n\n{section}\n",
-            current.trim_end()
-        ),
-    };
-    std::fs::write(docs, updated).map_err(|e| format!("{}: {e}", docs.display()))
 }
 
 #[cfg(test)]
@@ -330,12 +325,31 @@ mod tests {
 
     #[test]
     fn status_bodies_are_json_with_one_entry_per_device() {
-        let body = status_body(0, 8, &[1, 2, 3, 4], "http://127.79.0.1:4");
+        let emulators = [
+            FrontEnds {
+                ports: [1, 2, 3, 4],
+                mesh_base: "http://127.79.0.1:4".into(),
+            },
+            FrontEnds {
+                ports: [5, 6, 7, 8],
+                mesh_base: "http://127.79.11.185:8".into(),
+            },
+        ];
+        let first = DEVICES_PER_EMULATOR - 4;
+        let body = status_body(first, first + 8, &emulators);
         let parsed: serde_json::Value = serde_json::from_str(&body).expect("json");
         let entries = parsed
             .get("endpoints")
             .and_then(|e| e.as_array())
             .expect("endpoints");
         assert_eq!(entries.len(), 8);
+        // Each device is asked for at its own emulator's front ends.
+        let port = |k: usize| entries[k]["endpoint"]["port"].as_u64();
+        assert_eq!((port(0), port(4)), (Some(1), Some(5)));
+        assert_eq!(
+            entries[7]["endpoint"]["meshBaseUri"].as_str(),
+            Some("http://127.79.11.185:8")
+        );
+        assert_eq!(device_address(DEVICES_PER_EMULATOR), "127.79.11.185");
     }
 }

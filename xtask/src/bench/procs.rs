@@ -293,12 +293,70 @@ pub fn serve_roomlink(
 
 /// `roomlink ARGS` (an `admin` command) on the bench's database, which must succeed.
 pub fn admin(bin: &Path, dir: &Path, args: &[&str], stdin: Option<&Path>) -> Result<(), String> {
-    run(
-        roomlink(bin, dir, 0, args),
-        stdin,
-        Duration::from_secs(60),
-        dir,
-    )?
-    .ok(&format!("roomlink {}", args.join(" ")))?;
+    admin_with(bin, dir, &[], args, stdin)
+}
+
+/// [`admin`] with `settings` on top (another database, for one).
+pub fn admin_with(
+    bin: &Path,
+    dir: &Path,
+    settings: &[(&str, String)],
+    args: &[&str],
+    stdin: Option<&Path>,
+) -> Result<(), String> {
+    let mut command = roomlink(bin, dir, 0, args);
+    command.envs(settings.iter().map(|(k, v)| (*k, v.as_str())));
+    run(command, stdin, Duration::from_secs(60), dir)?
+        .ok(&format!("roomlink {}", args.join(" ")))?;
     Ok(())
+}
+
+/// The enterprise `create` makes (`roomlink admin enterprise create ...`) and its
+/// ROLE_READWRITE user `username` with `password`, through [`admin_with`].
+pub fn enterprise_and_user(
+    bin: &Path,
+    dir: &Path,
+    settings: &[(&str, String)],
+    create: &[&str],
+    username: &str,
+    password: &str,
+) -> Result<(), String> {
+    let mut args = vec!["admin", "enterprise", "create"];
+    args.extend_from_slice(create);
+    admin_with(bin, dir, settings, &args, None)?;
+    let enterprise = create.first().ok_or("no enterprise name")?;
+    let password_file = dir.join("password.txt");
+    std::fs::write(&password_file, format!("{password}\n")).map_err(|e| e.to_string())?;
+    admin_with(
+        bin,
+        dir,
+        settings,
+        &[
+            "admin",
+            "user",
+            "create",
+            "--enterprise",
+            enterprise,
+            "--username",
+            username,
+            "--role",
+            "ROLE_READWRITE",
+            "--password-stdin",
+        ],
+        Some(&password_file),
+    )
+}
+
+/// A new access token of `username` (Basic credentials) from the roomlink at `address`.
+pub fn access_token(address: &str, username: &str, password: &str) -> Result<String, String> {
+    crate::http::request(
+        address,
+        "POST",
+        "/api/auth/accesstokens",
+        &[("Authorization", &crate::http::basic(username, password))],
+        b"",
+        Duration::from_secs(30),
+    )?
+    .ok("create an access token")?
+    .json_string("accessToken")
 }

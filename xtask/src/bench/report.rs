@@ -4,8 +4,58 @@ use super::profile::Profile;
 use std::fmt::Write as _;
 use std::path::Path;
 
-pub const BEGIN: &str = "<!-- bench-results:begin (written by `cargo xtask bench`) -->";
-pub const END: &str = "<!-- bench-results:end -->";
+/// The pairs' table.
+pub const PAIRS: Section = Section {
+    begin: "<!-- bench-results:begin (written by `cargo xtask bench`) -->",
+    end: "<!-- bench-results:end -->",
+    heading: "Latest results",
+};
+
+/// A generated part of `docs/benchmarks.md`: its markers, and the heading it is appended under
+/// while the markers are missing.
+pub struct Section {
+    pub begin: &'static str,
+    pub end: &'static str,
+    pub heading: &'static str,
+}
+
+impl Section {
+    /// `current` with what lies between the markers replaced by `body`.
+    pub fn replace(&self, current: &str, body: &str) -> String {
+        let (begin, end) = (self.begin, self.end);
+        let generated = format!("{begin}\n\n{}\n\n{end}", body.trim());
+        match (current.find(begin), current.find(end)) {
+            (Some(start), Some(stop)) if stop > start => format!(
+                "{}{generated}{}",
+                &current[..start],
+                &current[stop + end.len()..]
+            ),
+            _ => format!(
+                "{}\n\n## {}\n\n{generated}\n",
+                current.trim_end(),
+                self.heading
+            ),
+        }
+    }
+}
+
+/// Writes `body` into `docs` between the section's markers.
+pub fn write_section(docs: &Path, section: &Section, body: &str) -> Result<(), String> {
+    let current = std::fs::read_to_string(docs).unwrap_or_default();
+    std::fs::write(docs, section.replace(&current, body))
+        .map_err(|e| format!("{}: {e}", docs.display()))
+}
+
+/// The short hash of the checked-out commit, for a table's footer.
+pub fn git_head(root: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
 
 /// The value at quantile `q` (0..=1) of `sorted`, nearest rank.
 pub fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -215,22 +265,6 @@ impl Report {
     }
 }
 
-/// Replaces the generated section of `docs` (between [`BEGIN`] and [`END`]) with `section`,
-/// appending it when the markers are missing.
-pub fn write_into(docs: &Path, section: &str) -> Result<(), String> {
-    let current = std::fs::read_to_string(docs).unwrap_or_default();
-    let generated = format!("{BEGIN}\n\n{section}\n{END}");
-    let updated = match (current.find(BEGIN), current.find(END)) {
-        (Some(start), Some(end)) if end > start => format!(
-            "{}{generated}{}",
-            &current[..start],
-            &current[end + END.len()..]
-        ),
-        _ => format!("{}\n## Latest results\n\n{generated}\n", current.trim_end()),
-    };
-    std::fs::write(docs, updated).map_err(|e| format!("{}: {e}", docs.display()))
-}
-
 /// Formats a number with a sensible precision.
 pub fn num(value: f64) -> String {
     if value >= 100.0 {
@@ -245,6 +279,23 @@ pub fn num(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_section_is_replaced_between_its_markers_or_appended() {
+        let section = Section {
+            begin: "<!-- s:begin -->",
+            end: "<!-- s:end -->",
+            heading: "Scale curves",
+        };
+        let docs = "# B\n\n## Scale curves\n\ntext\n\n<!-- s:begin -->\nnot yet run\n<!-- s:end -->\n\n## Next\n";
+        let updated = section.replace(docs, "| a |\n");
+        assert!(updated.contains("<!-- s:begin -->\n\n| a |\n\n<!-- s:end -->\n\n## Next"));
+        assert!(!updated.contains("not yet run"));
+        let appended = section.replace("# B\n", "| a |");
+        assert!(
+            appended.ends_with("## Scale curves\n\n<!-- s:begin -->\n\n| a |\n\n<!-- s:end -->\n")
+        );
+    }
 
     #[test]
     fn quantiles_by_nearest_rank() {

@@ -26,14 +26,14 @@
 mod spread;
 mod table;
 
-use super::procs::{Service, admin, memory_kb, serve_roomlink};
+use super::procs::{Service, access_token, enterprise_and_user, memory_kb, serve_roomlink};
+use super::report::{self, Section, git_head};
 use super::wrk::{Load, Report};
 use crate::http;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use table::{Row, thousands};
@@ -55,8 +55,11 @@ const SPREAD_IDS: usize = 16;
 /// Sequential downloads of the whole list and of the CSV export.
 const DOWNLOADS: usize = 3;
 const USAGE: &str = "usage: cargo xtask bench-scale [--sizes 1000,10000,100000] [--no-build] [--debug] [--duration SECS] [--spread [--enterprises N]]";
-const BEGIN: &str = "<!-- bench-scale:begin -->";
-const END: &str = "<!-- bench-scale:end -->";
+const SECTION: Section = Section {
+    begin: "<!-- bench-scale:begin -->",
+    end: "<!-- bench-scale:end -->",
+    heading: "Scale curves",
+};
 
 #[derive(Debug)]
 struct Options {
@@ -200,17 +203,7 @@ fn start(bin: &Path, dir: &Path) -> Result<(Service, String), String> {
 }
 
 fn token(address: &str, username: &str) -> Result<String, String> {
-    let basic = http::basic(username, PASSWORD);
-    http::request(
-        address,
-        "POST",
-        "/api/auth/accesstokens",
-        &[("Authorization", &basic)],
-        b"",
-        HTTP_TIMEOUT,
-    )?
-    .ok("create an access token")?
-    .json_string("accessToken")
+    access_token(address, username, PASSWORD)
 }
 
 fn get(address: &str, token: &str, path: &str) -> Result<http::Response, String> {
@@ -235,40 +228,13 @@ fn set_up(
     n: usize,
 ) -> Result<(), String> {
     let limit = (n + 10).to_string();
-    admin(
+    enterprise_and_user(
         bin,
         dir,
-        &[
-            "admin",
-            "enterprise",
-            "create",
-            enterprise,
-            "--endpoint-limit",
-            &limit,
-            "--create-database",
-        ],
-        None,
-    )?;
-    let password_file = dir.join("password.txt");
-    if !password_file.exists() {
-        std::fs::write(&password_file, format!("{PASSWORD}\n")).map_err(|e| e.to_string())?;
-    }
-    admin(
-        bin,
-        dir,
-        &[
-            "admin",
-            "user",
-            "create",
-            "--enterprise",
-            enterprise,
-            "--username",
-            username,
-            "--role",
-            "ROLE_READWRITE",
-            "--password-stdin",
-        ],
-        Some(&password_file),
+        &[],
+        &[enterprise, "--endpoint-limit", &limit, "--create-database"],
+        username,
+        PASSWORD,
     )
 }
 
@@ -512,35 +478,6 @@ fn rows(results: &[Measured]) -> Vec<Row> {
     rows
 }
 
-fn git_head(root: &Path) -> String {
-    Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default()
-}
-
-/// Replaces what lies between the markers of `docs`; appends a section when they are missing.
-fn write_section(docs: &Path, table: &str) -> Result<(), String> {
-    let current = std::fs::read_to_string(docs).map_err(|e| format!("{}: {e}", docs.display()))?;
-    let updated = replace_section(&current, table);
-    std::fs::write(docs, updated).map_err(|e| format!("{}: {e}", docs.display()))
-}
-
-fn replace_section(current: &str, table: &str) -> String {
-    let section = format!("{BEGIN}\n\n{}\n\n{END}", table.trim());
-    match (current.find(BEGIN), current.find(END)) {
-        (Some(start), Some(end)) if end > start => format!(
-            "{}{section}{}",
-            &current[..start],
-            &current[end + END.len()..]
-        ),
-        _ => format!("{}\n\n## Scale curves\n\n{section}\n", current.trim_end()),
-    }
-}
-
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
     let load_average = std::fs::read_to_string("/proc/loadavg")
@@ -635,7 +572,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eprintln!("bench-scale: a debug run: docs/benchmarks.md left as it is");
         Ok(())
     } else {
-        write_section(&root.join("docs/benchmarks.md"), &out)
+        report::write_section(&root.join("docs/benchmarks.md"), &SECTION, &out)
     }
 }
 
@@ -729,16 +666,5 @@ mod tests {
         let patch = script(&ids, true);
         assert!(patch.contains("wrk.format(\"PATCH\""));
         assert!(patch.contains("Room patched"));
-    }
-
-    #[test]
-    fn the_section_is_replaced_between_its_markers() {
-        let docs =
-            format!("# B\n\n## Scale curves\n\ntext\n\n{BEGIN}\nnot yet run\n{END}\n\n## Next\n");
-        let updated = replace_section(&docs, "| a |\n");
-        assert!(updated.contains(&format!("{BEGIN}\n\n| a |\n\n{END}\n\n## Next")));
-        assert!(!updated.contains("not yet run"));
-        let appended = replace_section("# B\n", "| a |");
-        assert!(appended.ends_with(&format!("## Scale curves\n\n{BEGIN}\n\n| a |\n\n{END}\n")));
     }
 }
