@@ -6,6 +6,10 @@
 //! are exactly the list at that version. Serving it needs the current version, one primary-key
 //! read, on every request; a write through any instance changes the version in its own
 //! transaction, so no instance can serve a list older than the last committed write.
+//!
+//! An enterprise too long to keep whole keeps single endpoints instead, each labelled with the
+//! version read before its row: the row is at least as new as that version, and is served
+//! only to requests that read the same version, so none gets one older than its version says.
 
 use roomlink_domain::endpoint::Endpoint;
 use roomlink_domain::error::{Error, Result};
@@ -28,7 +32,19 @@ pub struct CachedList {
 }
 
 impl CachedList {
-    /// The list's bytes: `[{...},{...}]`.
+    /// One endpoint alone, read after `version` was: its JSON object, not an array.
+    pub fn one(version: u64, endpoint: &Endpoint) -> Result<CachedList> {
+        let json = serde_json::to_vec(endpoint)
+            .map_err(|e| Error::internal(format!("endpoint serialization: {e}")))?;
+        let rows = HashMap::from([(endpoint.id().clone(), 0..json.len())]);
+        Ok(CachedList {
+            version,
+            json,
+            rows,
+        })
+    }
+
+    /// The list's bytes: `[{...},{...}]` (a single endpoint's: `{...}`).
     pub fn json(&self) -> &[u8] {
         &self.json
     }
@@ -114,11 +130,52 @@ struct Entry {
     stored: u64,
 }
 
+/// Single endpoints of an enterprise too long to keep whole, all at one version.
+struct RowSet {
+    version: u64,
+    rows: HashMap<EndpointId, Arc<CachedList>>,
+    bytes: usize,
+    /// When it was started, in puts: the oldest goes first when the budget is spent.
+    stored: u64,
+}
+
 #[derive(Default)]
 struct Entries {
     by_enterprise: HashMap<EnterpriseId, Entry>,
+    rows: HashMap<EnterpriseId, RowSet>,
     bytes: usize,
     puts: u64,
+}
+
+impl Entries {
+    /// Drops the oldest lists and row sets until `weight` more bytes fit in `budget`.
+    fn make_room(&mut self, weight: usize, budget: usize) {
+        while self.bytes + weight > budget {
+            let oldest_list = self
+                .by_enterprise
+                .iter()
+                .min_by_key(|(_, e)| e.stored)
+                .map(|(id, e)| (e.stored, id.clone()));
+            let oldest_rows = self
+                .rows
+                .iter()
+                .min_by_key(|(_, r)| r.stored)
+                .map(|(id, r)| (r.stored, id.clone()));
+            match (oldest_list, oldest_rows) {
+                (Some((l, id)), rows) if rows.as_ref().is_none_or(|(r, _)| l < *r) => {
+                    if let Some(gone) = self.by_enterprise.remove(&id) {
+                        self.bytes -= gone.list.weight();
+                    }
+                }
+                (_, Some((_, id))) => {
+                    if let Some(gone) = self.rows.remove(&id) {
+                        self.bytes -= gone.bytes;
+                    }
+                }
+                (_, None) => break,
+            }
+        }
+    }
 }
 
 /// Lists being built for `GET` of one endpoint, and lists found too long to keep.
@@ -216,23 +273,81 @@ impl EndpointLists {
         if let Some(old) = entries.by_enterprise.remove(enterprise) {
             entries.bytes -= old.list.weight();
         }
-        while entries.bytes + weight > self.budget {
-            let oldest = entries
-                .by_enterprise
-                .iter()
-                .min_by_key(|(_, e)| e.stored)
-                .map(|(id, _)| id.clone());
-            let Some(id) = oldest else { break };
-            if let Some(gone) = entries.by_enterprise.remove(&id) {
-                entries.bytes -= gone.list.weight();
-            }
+        // The whole list holds every row: single ones of the enterprise are no longer needed.
+        if let Some(old) = entries.rows.remove(enterprise) {
+            entries.bytes -= old.bytes;
         }
+        entries.make_room(weight, self.budget);
         entries.puts += 1;
         entries.bytes += weight;
         let stored = entries.puts;
         entries
             .by_enterprise
             .insert(enterprise.clone(), Entry { list, stored });
+    }
+
+    /// Whether single endpoints of the enterprise are kept: its list is too long to keep
+    /// whole, and the cache is on.
+    pub fn keeps_rows(&self, enterprise: &EnterpriseId) -> bool {
+        self.budget > 0
+            && self
+                .builds
+                .lock()
+                .is_ok_and(|b| b.too_long.contains(enterprise))
+    }
+
+    /// Endpoint `id` of the enterprise, if it was kept at `version`.
+    pub fn row(
+        &self,
+        enterprise: &EnterpriseId,
+        version: u64,
+        id: &EndpointId,
+    ) -> Option<Arc<CachedList>> {
+        let entries = self.entries.lock().ok()?;
+        let set = entries.rows.get(enterprise)?;
+        (set.version == version)
+            .then(|| set.rows.get(id).cloned())
+            .flatten()
+    }
+
+    /// Keeps one endpoint (from [`CachedList::one`]) of the enterprise. A newer version than
+    /// the kept rows' drops them all: any of them may have changed since.
+    pub fn put_row(&self, enterprise: &EnterpriseId, id: &EndpointId, row: Arc<CachedList>) {
+        let weight = row.weight();
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        let entries = &mut *entries;
+        match entries.rows.get(enterprise) {
+            Some(set) if set.version > row.version => return,
+            Some(set) if set.version < row.version => {
+                let bytes = set.bytes;
+                entries.rows.remove(enterprise);
+                entries.bytes -= bytes;
+            }
+            _ => {}
+        }
+        entries.make_room(weight, self.budget);
+        if entries.bytes + weight > self.budget {
+            return;
+        }
+        entries.puts += 1;
+        let stored = entries.puts;
+        let set = entries
+            .rows
+            .entry(enterprise.clone())
+            .or_insert_with(|| RowSet {
+                version: row.version,
+                rows: HashMap::new(),
+                bytes: 0,
+                stored,
+            });
+        if let Some(old) = set.rows.insert(id.clone(), row) {
+            set.bytes -= old.weight();
+            entries.bytes -= old.weight();
+        }
+        set.bytes += weight;
+        entries.bytes += weight;
     }
 
     /// Bytes held now.
@@ -309,5 +424,36 @@ mod tests {
         let none = EndpointLists::with_budget(0);
         none.put(&a, Arc::new(list(&a, 1, 1).1));
         assert!(none.get(&a, 1).is_none());
+    }
+
+    #[test]
+    fn single_endpoints_are_served_at_their_version_within_the_budget() {
+        let ent = EnterpriseId::from_trusted("ent".into());
+        let (endpoints, _) = list(&ent, 1, 3);
+        let one =
+            |version: u64, i: usize| Arc::new(CachedList::one(version, &endpoints[i]).unwrap());
+        let weight = one(1, 0).weight();
+        let lists = EndpointLists::with_budget(weight * 2);
+        assert!(!lists.keeps_rows(&ent), "only once the list is too long");
+        lists.note_too_long(&ent);
+        assert!(lists.keeps_rows(&ent));
+        let id = |i: usize| endpoints[i].id().clone();
+        lists.put_row(&ent, &id(0), one(2, 0));
+        lists.put_row(&ent, &id(1), one(2, 1));
+        let row = lists.row(&ent, 2, &id(0)).unwrap();
+        assert_eq!(&row.json()[row.row(&id(0)).unwrap()], row.json());
+        assert!(lists.row(&ent, 3, &id(0)).is_none(), "another version");
+        // An older version is not kept over a newer one; a newer one replaces every row.
+        lists.put_row(&ent, &id(2), one(1, 2));
+        assert!(lists.row(&ent, 1, &id(2)).is_none());
+        lists.put_row(&ent, &id(2), one(3, 2));
+        assert!(lists.row(&ent, 2, &id(0)).is_none() && lists.row(&ent, 3, &id(2)).is_some());
+        assert_eq!(lists.bytes(), weight);
+        // A whole list put for the enterprise takes the place of its rows.
+        let (_, whole) = list(&ent, 4, 1);
+        lists.put(&ent, Arc::new(whole));
+        assert!(lists.row(&ent, 3, &id(2)).is_none());
+        assert!(!lists.keeps_rows(&ent));
+        assert!(lists.bytes() <= weight * 2);
     }
 }

@@ -116,7 +116,9 @@ impl EndpointService {
     }
 
     /// One endpoint: its bytes in the current cached list if there is one (one version read),
-    /// else from a list this request builds, else read from the store.
+    /// else from a list this request builds; for an enterprise too long to keep whole, the
+    /// endpoint kept at the current version (read and kept when there is none); else read
+    /// from the store.
     pub async fn get_one(&self, principal: &Principal, id: &EndpointId) -> Result<OneEndpoint> {
         principal.authorize(Operation::GetEndpoint, Target::Endpoint(id))?;
         let enterprise = &principal.enterprise_id;
@@ -136,12 +138,29 @@ impl EndpointService {
             let range = list.row(id).ok_or_else(|| id.not_found())?;
             return Ok(OneEndpoint::Cached(list, range));
         }
-        let endpoint = self
-            .endpoints
+        // Too long to keep whole: single endpoints are kept, at the version read before them.
+        if let Some(version) = version
+            && self.lists.keeps_rows(enterprise)
+        {
+            if let Some(row) = self.lists.row(enterprise, version, id) {
+                let range = row.row(id).ok_or_else(|| id.not_found())?;
+                return Ok(OneEndpoint::Cached(row, range));
+            }
+            let endpoint = self.read_one(enterprise, id).await?;
+            let row = Arc::new(CachedList::one(version, &endpoint)?);
+            self.lists.put_row(enterprise, id, row.clone());
+            let range = row.row(id).ok_or_else(|| id.not_found())?;
+            return Ok(OneEndpoint::Cached(row, range));
+        }
+        let endpoint = self.read_one(enterprise, id).await?;
+        Ok(OneEndpoint::Read(Box::new(endpoint)))
+    }
+
+    async fn read_one(&self, enterprise: &EnterpriseId, id: &EndpointId) -> Result<Endpoint> {
+        self.endpoints
             .endpoint(enterprise, id)
             .await?
-            .ok_or_else(|| id.not_found())?;
-        Ok(OneEndpoint::Read(Box::new(endpoint)))
+            .ok_or_else(|| id.not_found())
     }
 
     /// One page of the list (`limit` is clamped to 1..=`MAX_PAGE_SIZE`). The same
@@ -613,6 +632,52 @@ mod tests {
             OneEndpoint::Read(e) => assert_eq!(e.id(), a.id()),
             OneEndpoint::Cached(..) => panic!("no list may be built with the cache off"),
         }
+    }
+
+    /// The list `get_one` answered from, and the endpoint's bytes in it.
+    fn kept(one: OneEndpoint) -> (Arc<CachedList>, String) {
+        match one {
+            OneEndpoint::Cached(list, range) => {
+                let text = String::from_utf8(list.json()[range].to_vec()).unwrap();
+                (list, text)
+            }
+            OneEndpoint::Read(_) => panic!("not answered from memory"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_enterprise_too_long_to_keep_whole_keeps_single_endpoints_at_their_version() {
+        let (svc, who, _) = service(5).await;
+        let a = svc
+            .insert(&who, decoded(json!({"name": "A"})))
+            .await
+            .unwrap();
+        let b = svc
+            .insert(&who, decoded(json!({"name": "B"})))
+            .await
+            .unwrap();
+        svc.lists.note_too_long(&who.enterprise_id);
+        // Read from the store once, then kept: the same bytes in memory answer again.
+        let (first, text) = kept(svc.get_one(&who, a.id()).await.unwrap());
+        assert!(
+            text.starts_with('{') && text.contains(r#""name":"A""#),
+            "{text}"
+        );
+        let (again, _) = kept(svc.get_one(&who, a.id()).await.unwrap());
+        assert!(Arc::ptr_eq(&first, &again), "the kept endpoint answered");
+        let (other, text) = kept(svc.get_one(&who, b.id()).await.unwrap());
+        assert!(!Arc::ptr_eq(&first, &other) && text.contains(r#""name":"B""#));
+        // A write moves the version: nothing kept before it is served.
+        svc.patch(&who, b.id(), patched(json!({"name": "B2"})))
+            .await
+            .unwrap();
+        let (after, text) = kept(svc.get_one(&who, a.id()).await.unwrap());
+        assert!(!Arc::ptr_eq(&first, &after) && text.contains(r#""name":"A""#));
+        let (_, text) = kept(svc.get_one(&who, b.id()).await.unwrap());
+        assert!(text.contains(r#""name":"B2""#), "{text}");
+        let missing = EndpointId::from_trusted("nope".into());
+        let e = svc.get_one(&who, &missing).await.err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
     }
 
     #[test]
