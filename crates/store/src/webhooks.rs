@@ -490,6 +490,10 @@ impl WebhookStore for DbStore {
         };
         let status = outcome.status.map(i32::from);
         db_tx!(self, |c| {
+            // Lost in a database crash, an outcome only means the delivery is sent again
+            // (at least once, deduplicated on its id); waiting for the flush held a
+            // subscription's ordered deliveries to one per disk flush.
+            c.relax_commit().await?;
             diesel::update(
                 wd::table
                     .filter(wd::seq.eq(delivery_id))
