@@ -15,6 +15,7 @@ use roomlink_domain::listener::{
 use roomlink_domain::ports::{Clock, IdGenerator, LinkStore, ListenerStore, SecretSealer};
 use roomlink_domain::secret::{Secret, SecretChange};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 pub struct ListenerAdmin {
@@ -125,27 +126,37 @@ impl ListenerAdmin {
         listeners: Vec<ListenerService>,
     ) -> Result<Vec<ListenerView>> {
         let outbound = |l: &ListenerService| l.profile.connection == ListenerConnection::Outbound;
-        let mut links = if listeners.iter().any(outbound) {
+        let links = if listeners.iter().any(outbound) {
             self.links.links(enterprise).await?
         } else {
             Vec::new()
         };
-        let mut checks = if listeners.iter().any(|l| !outbound(l)) {
+        let checks = if listeners.iter().any(|l| !outbound(l)) {
             self.listeners.checks(enterprise).await?
         } else {
             Vec::new()
         };
         let now = self.clock.now_ms();
-        links.retain(|l| l.is_live(now));
+        // By listener, the first of each kept: a lookup per listener, not a scan (an
+        // enterprise may have 10,000 outbound listeners).
+        let mut links: HashMap<_, _> = links
+            .into_iter()
+            .filter(|l| l.is_live(now))
+            .rev()
+            .map(|l| (l.listener_id.clone(), l))
+            .collect();
+        let mut checks: HashMap<_, _> = checks
+            .into_iter()
+            .rev()
+            .map(|c| (c.listener_id.clone(), c))
+            .collect();
         Ok(listeners
             .into_iter()
             .map(|listener| {
                 let contact = if outbound(&listener) {
-                    let link = links.iter().position(|l| l.listener_id == listener.id);
-                    ListenerContact::Linked(link.map(|i| links.swap_remove(i)))
+                    ListenerContact::Linked(links.remove(&listener.id))
                 } else {
-                    let check = checks.iter().position(|c| c.listener_id == listener.id);
-                    ListenerContact::Checked(check.map(|i| checks.swap_remove(i)))
+                    ListenerContact::Checked(checks.remove(&listener.id))
                 };
                 ListenerView { listener, contact }
             })

@@ -340,6 +340,53 @@ async fn the_handshake_refuses_what_it_must(app: TestApp) {
     assert_eq!(shown["connected"], Value::Null, "{shown}");
 }
 
+/// The list shows each listener's own connection: of three outbound listeners the two with a
+/// socket open are connected and the third is not, and an inbound one has none to show.
+async fn the_list_shows_each_listeners_own_connection(app: TestApp) {
+    let (rw, _) = app.tenant("acme").await;
+    let (first, first_secret) = outbound_listener(&app, &rw).await;
+    let (idle, _) = outbound_listener(&app, &rw).await;
+    let (third, third_secret) = outbound_listener(&app, &rw).await;
+    let (status, inbound) = app
+        .call(
+            Method::POST,
+            "/api/listenerservices",
+            &rw,
+            Some(json!({"name": "Inbound", "baseUrl": "http://127.0.0.1:9"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{inbound}");
+    let sims = [
+        Outbound::start(&app, &first, &first_secret).await,
+        Outbound::start(&app, &third, &third_secret).await,
+    ];
+    until_connected(&app, &rw, &first, true).await;
+    until_connected(&app, &rw, &third, true).await;
+
+    let (status, list) = app
+        .call(Method::GET, "/api/listenerservices", &rw, None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let connected = |id: &str| {
+        let shown = list
+            .as_array()
+            .and_then(|all| all.iter().find(|l| l["id"] == id))
+            .unwrap_or_else(|| panic!("{id} is not in {list}"));
+        shown["connected"].clone()
+    };
+    assert_eq!(connected(&first), json!(true));
+    assert_eq!(connected(&third), json!(true));
+    assert_eq!(connected(&idle), json!(false));
+    assert_eq!(
+        connected(inbound["id"].as_str().unwrap()),
+        Value::Null,
+        "inbound: no socket to show"
+    );
+    for sim in sims {
+        sim.stop().await;
+    }
+}
+
 /// Each test on SQLite and, when configured, PostgreSQL, with a short command timeout.
 macro_rules! on_both {
     ($($name:ident),* $(,)?) => {
@@ -374,4 +421,5 @@ on_both!(
     a_calendar_push_travels_over_the_socket,
     a_new_secret_closes_the_socket_and_the_old_one_is_refused,
     the_handshake_refuses_what_it_must,
+    the_list_shows_each_listeners_own_connection,
 );
