@@ -14,7 +14,7 @@
 //! The throwaway service is a debug build on a temporary SQLite database at a free loopback
 //! port, stopped (SIGTERM) and removed afterwards.
 
-use crate::{cargo, http, project_root};
+use crate::{http, project_root};
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -312,11 +312,8 @@ struct Throwaway {
 
 impl Throwaway {
     fn start() -> Result<Throwaway, String> {
-        cargo(&["build", "-q", "-p", "roomlink", "--bin", "roomlink"])?;
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| project_root().join("target"));
-        let bin = target.join("debug/roomlink");
+        crate::build_debug_binaries()?;
+        let bin = crate::target_dir().join("debug/roomlink");
         let dir = std::env::temp_dir().join(format!("roomlink-xtask-{}", std::process::id()));
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

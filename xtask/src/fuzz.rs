@@ -6,10 +6,14 @@
 //! `--sanitizer none` (the Rust code is `unsafe`-free, so a panic is what is being looked for).
 //! The committed seeds in `fuzz/corpus/<target>` are read; what the fuzzer learns goes to
 //! `fuzz/target/corpus-work/<target>` (not committed); crashes go to `fuzz/artifacts/<target>`.
+//! Targets run side by side, one per core; each one's output goes to
+//! `fuzz/target/logs/<target>.log`.
 
 use crate::project_root;
-use std::path::Path;
-use std::process::Command;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::Duration;
 
 /// Every target in `fuzz/Cargo.toml`.
 const TARGETS: [&str; 11] = [
@@ -92,33 +96,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "none"
     };
 
-    let max_time = format!("-max_total_time={}", options.seconds);
-    let mut failed = Vec::new();
-    for target in &options.targets {
-        let work = root.join("fuzz/target/corpus-work").join(target);
-        std::fs::create_dir_all(&work)
-            .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-        let seeds = format!("fuzz/corpus/{target}");
-        let work = work.display().to_string();
-        let ran = cargo_fuzz(
-            &root,
-            &[
-                "run",
-                "--fuzz-dir",
-                "fuzz",
-                "--sanitizer",
-                sanitizer,
-                target,
-                &work,
-                &seeds,
-                "--",
-                &max_time,
-            ],
-        )?;
-        if !ran {
-            failed.push(target.clone());
-        }
-    }
+    let failed = run_targets(&root, sanitizer, &options)?;
     if failed.is_empty() {
         eprintln!(
             "fuzz: {} ran {} s each without a failure (sanitizer: {sanitizer})",
@@ -133,6 +111,114 @@ pub fn run(args: &[String]) -> Result<(), String> {
             failed.join(", ")
         ))
     }
+}
+
+/// Runs every target for its time, as many at once as there are cores (a fuzzer is one
+/// process on one core), each one's output in `fuzz/target/logs/<target>.log`: its last line
+/// is printed when it passes, its end when it fails. Returns the targets that failed.
+fn run_targets(root: &Path, sanitizer: &str, options: &Options) -> Result<Vec<String>, String> {
+    let logs = root.join("fuzz/target/logs");
+    std::fs::create_dir_all(&logs).map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
+    let at_once = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut waiting: VecDeque<&String> = options.targets.iter().collect();
+    let mut running: Vec<(&String, Child, PathBuf)> = Vec::new();
+    let mut failed = Vec::new();
+    while !waiting.is_empty() || !running.is_empty() {
+        while running.len() < at_once
+            && let Some(target) = waiting.pop_front()
+        {
+            let log = logs.join(format!("{target}.log"));
+            running.push((
+                target,
+                start_target(root, sanitizer, target, options.seconds, &log)?,
+                log,
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let mut k = 0;
+        while k < running.len() {
+            let Some(status) = running[k]
+                .1
+                .try_wait()
+                .map_err(|e| format!("cannot wait for cargo fuzz: {e}"))?
+            else {
+                k += 1;
+                continue;
+            };
+            let (target, _, log) = running.swap_remove(k);
+            let output = std::fs::read_to_string(&log).unwrap_or_default();
+            if status.success() {
+                // libFuzzer ends with `Done N runs in S second(s)`.
+                let done = output
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("Done "))
+                    .unwrap_or("done");
+                eprintln!("fuzz: {target}: {done}");
+            } else {
+                let lines: Vec<&str> = output.lines().collect();
+                eprintln!(
+                    "fuzz: {target} FAILED ({status}); the end of {}:\n{}",
+                    log.display(),
+                    lines[lines.len().saturating_sub(60)..].join("\n")
+                );
+                failed.push(target.clone());
+            }
+        }
+    }
+    Ok(failed)
+}
+
+/// `cargo fuzz run` of one target from its committed seeds for `seconds`, output to `log`.
+fn start_target(
+    root: &Path,
+    sanitizer: &str,
+    target: &str,
+    seconds: u64,
+    log: &Path,
+) -> Result<Child, String> {
+    let work = root.join("fuzz/target/corpus-work").join(target);
+    std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let (work, seeds) = (work.display().to_string(), format!("fuzz/corpus/{target}"));
+    let max_time = format!("-max_total_time={seconds}");
+    let args: [&str; 10] = [
+        "run",
+        "--fuzz-dir",
+        "fuzz",
+        "--sanitizer",
+        sanitizer,
+        target,
+        &work,
+        &seeds,
+        "--",
+        &max_time,
+    ];
+    eprintln!(
+        "$ RUSTC_BOOTSTRAP=1 cargo fuzz {} > {}",
+        args.join(" "),
+        log.display()
+    );
+    let out = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| format!("{}: {e}", log.display()))?;
+    fuzz_command(root)
+        .args(args)
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| format!("cannot run cargo fuzz: {e}"))
+}
+
+/// `cargo fuzz` from the workspace root. libFuzzer's instrumentation needs -Z flags; the
+/// machine has only a stable toolchain.
+fn fuzz_command(root: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .arg("fuzz")
+        .current_dir(root)
+        .env("RUSTC_BOOTSTRAP", "1");
+    command
 }
 
 /// Installs cargo-fuzz unless `cargo fuzz` already answers.
@@ -152,12 +238,8 @@ fn ensure_cargo_fuzz(root: &Path) -> Result<(), String> {
 /// Runs `cargo fuzz ARGS` from the workspace root; whether it succeeded.
 fn cargo_fuzz(root: &Path, args: &[&str]) -> Result<bool, String> {
     eprintln!("$ RUSTC_BOOTSTRAP=1 cargo fuzz {}", args.join(" "));
-    Command::new(env!("CARGO"))
-        .arg("fuzz")
+    fuzz_command(root)
         .args(args)
-        .current_dir(root)
-        // libFuzzer's instrumentation needs -Z flags; the machine has only a stable toolchain.
-        .env("RUSTC_BOOTSTRAP", "1")
         .status()
         .map(|status| status.success())
         .map_err(|e| format!("cannot run cargo fuzz: {e}"))

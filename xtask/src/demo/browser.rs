@@ -9,7 +9,7 @@
 //! stopped afterwards, whatever the outcome.
 
 use super::processes::{self, Roomlink, Services};
-use super::{ENTERPRISE, USERNAME, free_port, fresh_directory, guide, setup, target_dir};
+use super::{ENTERPRISE, USERNAME, free_port, fresh_directory, guide, setup};
 use std::path::Path;
 use std::process::Command;
 
@@ -33,13 +33,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eprintln!("console-test: npm ci in {}", console.display());
         run_in(&console, "npm", &["ci", "--no-audit", "--no-fund"])?;
     }
-    let mut build = vec!["build", "-p", "roomlink", "-p", "roomlink-listener-sim"];
     if release {
-        build.push("--release");
+        crate::cargo(&[
+            "build",
+            "--release",
+            "-p",
+            "roomlink",
+            "-p",
+            "roomlink-listener-sim",
+        ])?;
+    } else {
+        crate::build_debug_binaries()?;
     }
-    crate::cargo(&build)?;
 
-    let target = target_dir();
+    let target = crate::target_dir();
     let bin = target.join(if release { "release" } else { "debug" });
     let dir = target.join("console-test");
     fresh_directory(&dir)?;

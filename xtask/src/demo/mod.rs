@@ -24,7 +24,7 @@ mod setup;
 
 use processes::{Roomlink, Services};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 const ENTERPRISE: &str = "demo";
@@ -76,7 +76,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     crate::cargo(&build)?;
 
-    let target = target_dir();
+    let target = crate::target_dir();
     let bin = target.join(profile);
     let dir = target.join("demo");
     fresh_directory(&dir)?;
@@ -140,13 +140,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     processes::supervise(services, &dir)
-}
-
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => crate::project_root().join(dir),
-        None => crate::project_root().join("target"),
-    }
 }
 
 /// Empties `dir` for a new demo and claims it with a pid file.
