@@ -123,6 +123,13 @@ impl Usage {
     }
 }
 
+/// CPU seconds (user + system) process `pid` has used so far; `None` once it is gone or where
+/// `/proc` cannot be read.
+pub(super) fn process_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_times(&stat).map(|(_, own, _)| own as f64 / TICKS_PER_SEC)
+}
+
 /// From a `/proc/PID/stat` line: the command name, the process's own user + system ticks and
 /// its waited-for children's. The name is in parentheses and may hold spaces, so fields are
 /// counted from the last `)`: utime and stime are fields 14 and 15, cutime and cstime 16 and 17.
@@ -164,6 +171,14 @@ mod usage_tests {
         let line = "4242 (bench (peer)) S 1 2 3 4 5 6 7 8 9 10 150 50 30 20 20 0 8 0 100 0";
         assert_eq!(stat_times(line), Some(("bench (peer)", 200, 50)));
         assert_eq!(stat_times("1 (x) S 1 2"), None);
+    }
+
+    #[test]
+    fn a_running_process_has_used_some_cpu_and_a_gone_one_none() {
+        let own = process_seconds(std::process::id()).expect("this test's own process");
+        assert!(own >= 0.0);
+        // Beyond the kernel's largest process id (2^22).
+        assert_eq!(process_seconds(u32::MAX), None);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //!
 //! 1. one `roomlink` (SQLite in `target/bench/links`) with N outbound listeners (default 1,000)
 //!    connected from one `roomlink-listener-sim` process: roomlink's resident memory before the
-//!    connections and with all N open, the difference per connection, and the simulator's own;
+//!    connections and with all N open, the difference per connection (split by kind of
+//!    mapping, as `bench-memory` splits it), the simulator's own, and both processes' CPU
+//!    while the connections are open and nothing is asked of them;
 //! 2. the latency of one command (`POST /api/endpoints/{id}/mutemicrophone`) to an endpoint
 //!    behind one of those outbound listeners and to one behind an inbound listener (a second
 //!    simulator serving HTTP), sequentially, alternating A B A B after a warm-up: p50 and p99
@@ -12,6 +14,8 @@
 //!
 //! Figures are printed, never asserted and never written into the docs.
 
+use super::cpu::process_seconds;
+use super::memory::resident_parts;
 use super::procs::{
     Service, access_token, enterprise_and_user, listening_line, memory_kb, serve_roomlink,
 };
@@ -32,6 +36,9 @@ const INBOUND_SECRET: &str = "bench-links-inbound-secret-00001";
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(300);
 const WARM_UP: usize = 100;
+/// How long the CPU of roomlink and the simulator is watched with every connection open and
+/// nothing asked of either.
+const AT_REST: Duration = Duration::from_secs(10);
 
 struct Options {
     listeners: usize,
@@ -131,19 +138,9 @@ fn kib(kb: Option<u64>) -> String {
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let root = crate::project_root();
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir),
-        None => root.join("target"),
-    };
-    let dir = target.join("bench/links");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let super::procs::BenchDirs {
+        target, dir, load, ..
+    } = super::procs::BenchDirs::new("links")?;
     if o.build {
         crate::cargo(&[
             "build",
@@ -189,10 +186,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let registered_in = registering.elapsed();
     std::thread::sleep(Duration::from_secs(2));
     let idle = memory_kb(server.pid());
+    let idle_parts = resident_parts(server.pid())?;
 
     eprintln!("bench-links: one simulator dialing home for all of them");
-    let ids_file = dir.join("listener-ids.txt");
-    std::fs::write(&ids_file, ids.join(",")).map_err(|e| e.to_string())?;
     let mut sim_command = Command::new(bin("roomlink-listener-sim"));
     // The flag repeated, a thousand ids each: one argument of 10,000 ids would pass Linux's
     // 128 KiB limit on a single argument.
@@ -231,7 +227,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     std::thread::sleep(Duration::from_secs(2));
     let with_links = memory_kb(server.pid());
+    let links_parts = resident_parts(server.pid())?;
     let sim_memory = memory_kb(sim.pid());
+    // What the open connections cost while no command runs (pings, timers, heartbeats), on
+    // both sides: the simulator shares the cores with roomlink.
+    let pids = [server.pid(), sim.pid()];
+    let before = pids.map(process_seconds);
+    std::thread::sleep(AT_REST);
+    let [roomlink_at_rest, sim_at_rest] = [0, 1].map(|k| {
+        before[k]
+            .zip(process_seconds(pids[k]))
+            .map(|(before, after)| (after - before) / AT_REST.as_secs_f64())
+    });
 
     eprintln!("bench-links: an inbound simulator and one endpoint behind each kind");
     let mut inbound_command = Command::new(bin("roomlink-listener-sim"));
@@ -337,6 +344,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
         kib(with_links.map(|m| m.1))
     );
     let _ = writeln!(table, "| roomlink RSS per connection | {per_connection} |");
+    let per_link = |now: u64, then: u64| format!("{:.1}", (now as f64 - then as f64) / n as f64);
+    let _ = writeln!(
+        table,
+        "| of which (KiB per connection): main heap / malloc arenas / thread stacks / other | {} / {} / {} / {} |",
+        per_link(links_parts.main_heap, idle_parts.main_heap),
+        per_link(links_parts.arenas, idle_parts.arenas),
+        per_link(links_parts.stacks, idle_parts.stacks),
+        per_link(
+            links_parts.total() - links_parts.main_heap - links_parts.arenas - links_parts.stacks,
+            idle_parts.total() - idle_parts.main_heap - idle_parts.arenas - idle_parts.stacks
+        ),
+    );
+    let share = |s: Option<f64>| s.map_or("n/a".to_owned(), |s| format!("{:.1} %", s * 100.0));
+    let _ = writeln!(
+        table,
+        "| CPU with {n} connections open and no commands, {} s, share of one core: roomlink / simulator | {} / {} |",
+        AT_REST.as_secs(),
+        share(roomlink_at_rest),
+        share(sim_at_rest),
+    );
     let _ = writeln!(
         table,
         "| roomlink RSS after the commands | {} |",

@@ -4,18 +4,23 @@
 //! (default 1,000, a quarter per driver: Cisco HTTP, Cisco SSH, Poly Telnet, Mesh), sent as
 //! roomlink sends it: batches of at most 500 endpoints, one after another. Also the listener's
 //! resident memory when idle and after the polls. The first poll opens every session (SSH
-//! handshakes, Cisco HTTP sessions); the next ones reuse them. Figures are reported, never
-//! asserted; the table goes into `docs/benchmarks.md` between its listener markers.
+//! handshakes, Cisco HTTP sessions); the next ones reuse them. Then one inventory read
+//! (`readinventory`) of every device whose driver has one, four at a time as roomlink reads
+//! them. The listener's and the emulators' CPU is taken apart from `/proc/PID/stat`. Figures
+//! are reported, never asserted; the table goes into `docs/benchmarks.md` between its listener
+//! markers.
 //!
 //! Everything runs on loopback: the emulators' devices are 127.79.x.y addresses, at most
 //! [`DEVICES_PER_EMULATOR`] per emulator process (file descriptors).
 
+use super::cpu::process_seconds;
 use super::procs::{Service, memory_kb};
-use super::report::{self, Section, git_head, median};
+use super::report::{self, Section, git_head, median, quantile};
 use crate::http;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const SECRET: &str = "bench-listener-secret-000001";
@@ -89,27 +94,25 @@ struct FrontEnds {
     mesh_base: String,
 }
 
+/// One device as roomlink sends it to the listener: `{"endpoint": ..., "credential": ...}`, the
+/// shape of a status entry and of a command's body.
+fn device_json(i: usize, emulators: &[FrontEnds]) -> String {
+    let protocol = PROTOCOLS[i % 4];
+    let FrontEnds { ports, mesh_base } = &emulators[i / DEVICES_PER_EMULATOR];
+    let extra = if protocol == "MESH" {
+        format!(",\"meshBaseUri\":\"{mesh_base}\"")
+    } else {
+        format!(",\"port\":{}", ports[i % 4])
+    };
+    format!(
+        "{{\"endpoint\":{{\"id\":\"e{i}\",\"name\":\"Room {i}\",\"ipAddress\":\"{}\",\"controlProtocol\":\"{protocol}\",\"username\":\"admin\"{extra}}},\"credential\":{{\"kind\":\"plain\",\"password\":\"{ROOM_PASSWORD}\"}}}}",
+        device_address(i)
+    )
+}
+
 fn status_body(from: usize, to: usize, emulators: &[FrontEnds]) -> String {
-    let mut body = String::from("{\"endpoints\":[");
-    for i in from..to {
-        let protocol = PROTOCOLS[i % 4];
-        let FrontEnds { ports, mesh_base } = &emulators[i / DEVICES_PER_EMULATOR];
-        if i > from {
-            body.push(',');
-        }
-        let extra = if protocol == "MESH" {
-            format!(",\"meshBaseUri\":\"{mesh_base}\"")
-        } else {
-            format!(",\"port\":{}", ports[i % 4])
-        };
-        let _ = write!(
-            body,
-            "{{\"endpoint\":{{\"id\":\"e{i}\",\"name\":\"Room {i}\",\"ipAddress\":\"{}\",\"controlProtocol\":\"{protocol}\",\"username\":\"admin\"{extra}}},\"credential\":{{\"kind\":\"plain\",\"password\":\"{ROOM_PASSWORD}\"}}}}",
-            device_address(i)
-        );
-    }
-    body.push_str("]}");
-    body
+    let entries: Vec<String> = (from..to).map(|i| device_json(i, emulators)).collect();
+    format!("{{\"endpoints\":[{}]}}", entries.join(","))
 }
 
 /// One poll: every batch in turn. Returns the seconds taken and the entries that failed.
@@ -143,14 +146,108 @@ fn poll(listener: &str, bodies: &[String]) -> Result<(f64, usize), String> {
     Ok((started.elapsed().as_secs_f64(), failed))
 }
 
+/// Rooms roomlink reads at once per listener during a round (`READS_AT_ONCE` in roomlink-app's
+/// inventory module).
+const INVENTORY_READS_AT_ONCE: usize = 4;
+
+/// One inventory read of every device whose driver reads one (all but Mesh).
+struct InventoryPass {
+    seconds: f64,
+    /// Milliseconds per read, sorted, by driver ([`PROTOCOLS`]' order; Mesh's stays empty).
+    latencies: [Vec<f64>; 4],
+    failed: usize,
+}
+
+/// One reader thread's reads: (driver, milliseconds) each, and how many failed.
+type Reads = (Vec<(usize, f64)>, usize);
+
+/// `readinventory` for every device but the Mesh ones, [`INVENTORY_READS_AT_ONCE`] at a time as
+/// roomlink sends them. A read fails unless it answers 200 with an inventory.
+fn read_inventories(
+    listener: &str,
+    devices: usize,
+    emulators: &[FrontEnds],
+) -> Result<InventoryPass, String> {
+    let rooms: Vec<usize> = (0..devices)
+        .filter(|i| PROTOCOLS[i % 4] != "MESH")
+        .collect();
+    let next = AtomicUsize::new(0);
+    let auth = format!("Bearer {SECRET}");
+    let read_some = || -> Result<Reads, String> {
+        let (mut latencies, mut failed) = (Vec::new(), 0);
+        while let Some(&i) = rooms.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let body = device_json(i, emulators);
+            let one = Instant::now();
+            let answer = http::request(
+                listener,
+                "POST",
+                "/v1/commands/readinventory",
+                &[
+                    ("Authorization", &auth),
+                    ("Content-Type", "application/json"),
+                ],
+                body.as_bytes(),
+                Duration::from_secs(60),
+            )?;
+            latencies.push((i % 4, one.elapsed().as_secs_f64() * 1000.0));
+            let read = answer.status == 200
+                && answer
+                    .json()
+                    .is_ok_and(|body| body.get("inventory").is_some());
+            failed += usize::from(!read);
+        }
+        Ok((latencies, failed))
+    };
+    let started = Instant::now();
+    let results: Vec<Result<Reads, String>> = std::thread::scope(|scope| {
+        let readers: Vec<_> = (0..INVENTORY_READS_AT_ONCE)
+            .map(|_| scope.spawn(read_some))
+            .collect();
+        readers
+            .into_iter()
+            .map(|r| {
+                r.join()
+                    .unwrap_or_else(|_| Err("an inventory reader panicked".into()))
+            })
+            .collect()
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let (mut latencies, mut failed) = (<[Vec<f64>; 4]>::default(), 0);
+    for result in results {
+        let (some, some_failed) = result?;
+        for (driver, ms) in some {
+            latencies[driver].push(ms);
+        }
+        failed += some_failed;
+    }
+    for driver in &mut latencies {
+        driver.sort_by(f64::total_cmp);
+    }
+    Ok(InventoryPass {
+        seconds,
+        latencies,
+        failed,
+    })
+}
+
+/// CPU seconds these processes have used so far, summed.
+fn cpu_seconds(pids: &[u32]) -> Option<f64> {
+    pids.iter().map(|pid| process_seconds(*pid)).sum()
+}
+
+/// CPU seconds used between two readings.
+fn cpu_used(before: Option<f64>, after: Option<f64>) -> Option<f64> {
+    before.zip(after).map(|(b, a)| a - b)
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let root = crate::project_root();
-    let dir = root.join("target/bench/listener");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let super::procs::BenchDirs {
+        root,
+        target,
+        dir,
+        load,
+    } = super::procs::BenchDirs::new("listener")?;
     let profile = if o.debug { "debug" } else { "release" };
     if o.build {
         let mut args = vec![
@@ -165,7 +262,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         crate::cargo(&args)?;
     }
-    let bin = |name: &str| root.join("target").join(profile).join(name);
+    let bin = |name: &str| target.join(profile).join(name);
     let password_file = dir.join("room-password");
     let secret_file = dir.join("secret");
     write(&password_file, ROOM_PASSWORD)?;
@@ -231,6 +328,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .map(|from| status_body(from, (from + BATCH).min(o.devices), &front_ends))
         .collect();
     let (first, first_failed) = poll(&address, &bodies)?;
+    let listener_pid = [listener.pid()];
+    let emulator_pids: Vec<u32> = emulators.iter().map(Service::pid).collect();
+    let (listener_before, emulators_before) =
+        (cpu_seconds(&listener_pid), cpu_seconds(&emulator_pids));
     let mut warm = Vec::new();
     let mut warm_failed = 0;
     for _ in 0..o.rounds {
@@ -238,6 +339,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         warm.push(seconds);
         warm_failed += failed;
     }
+    let (listener_polled, emulators_polled) =
+        (cpu_seconds(&listener_pid), cpu_seconds(&emulator_pids));
+    let inventory = read_inventories(&address, o.devices, &front_ends)?;
+    let (listener_read, emulators_read) = (cpu_seconds(&listener_pid), cpu_seconds(&emulator_pids));
     let after = memory_kb(listener.pid());
     listener.check_alive()?;
     for emu in &mut emulators {
@@ -283,7 +388,59 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "| later polls, median of {} | {warm_median:.2} s, {warm_failed} failed entries in all |",
         o.rounds
     );
+    let per = |used: Option<f64>, count: f64, unit: f64, suffix: &str| {
+        used.map_or("n/a".to_owned(), |s| {
+            format!("{:.1} {suffix}", s / count * unit)
+        })
+    };
+    let rounds = o.rounds as f64;
+    let _ = writeln!(
+        table,
+        "| CPU per later poll: listener / emulators | {} / {} |",
+        per(cpu_used(listener_before, listener_polled), rounds, 1.0, "s"),
+        per(
+            cpu_used(emulators_before, emulators_polled),
+            rounds,
+            1.0,
+            "s"
+        ),
+    );
     let _ = writeln!(table, "| roomlink's default poll interval | 30 s |");
+    let reads: usize = inventory.latencies.iter().map(Vec::len).sum();
+    let by_driver: Vec<String> = ["Cisco HTTP", "Cisco SSH", "Poly Telnet"]
+        .iter()
+        .zip(&inventory.latencies)
+        .map(|(name, ms)| {
+            format!(
+                "{name} {:.1} / {:.1} ms",
+                quantile(ms, 0.5),
+                quantile(ms, 0.95)
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        table,
+        "| inventory of every Cisco and Poly device ({reads}), {INVENTORY_READS_AT_ONCE} reads at once as roomlink sends them | {:.1} s, {} failed; per read p50 / p95: {} |",
+        inventory.seconds,
+        inventory.failed,
+        by_driver.join(", "),
+    );
+    let _ = writeln!(
+        table,
+        "| CPU per inventory read: listener / emulators | {} / {} |",
+        per(
+            cpu_used(listener_polled, listener_read),
+            reads.max(1) as f64,
+            1e3,
+            "ms"
+        ),
+        per(
+            cpu_used(emulators_polled, emulators_read),
+            reads.max(1) as f64,
+            1e3,
+            "ms"
+        ),
+    );
     let _ = writeln!(table, "| listener RSS idle | {} |", kb(idle));
     let _ = writeln!(
         table,

@@ -57,21 +57,21 @@ const VARIANTS: [Variant; 4] = [
 
 /// Resident kB by kind of mapping.
 #[derive(Debug, Default, Clone, PartialEq)]
-struct Breakdown {
+pub(super) struct Breakdown {
     /// The executable's pages as read from the file: clean, shared by every process running
     /// it and given back to the page cache under pressure.
-    executable: u64,
+    pub(super) executable: u64,
     /// The executable's pages written since (relocated tables, statics).
-    executable_written: u64,
-    libraries: u64,
-    main_heap: u64,
-    arenas: u64,
-    stacks: u64,
-    other: u64,
+    pub(super) executable_written: u64,
+    pub(super) libraries: u64,
+    pub(super) main_heap: u64,
+    pub(super) arenas: u64,
+    pub(super) stacks: u64,
+    pub(super) other: u64,
 }
 
 impl Breakdown {
-    fn total(&self) -> u64 {
+    pub(super) fn total(&self) -> u64 {
         self.executable
             + self.executable_written
             + self.libraries
@@ -165,6 +165,17 @@ fn breakdown(smaps: &str, executable: &str) -> Breakdown {
     b
 }
 
+/// The resident memory of process `pid`, sorted by kind ([`breakdown`]).
+pub(super) fn resident_parts(pid: u32) -> Result<Breakdown, String> {
+    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps"))
+        .map_err(|e| format!("/proc/{pid}/smaps: {e}"))?;
+    let executable = std::fs::read_link(format!("/proc/{pid}/exe"))
+        .map_err(|e| format!("/proc/{pid}/exe: {e}"))?
+        .display()
+        .to_string();
+    Ok(breakdown(&smaps, &executable))
+}
+
 /// Thread names and how many of each (`/proc/PID/task/*/comm`), digits folded to `N`.
 fn threads(pid: u32) -> String {
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
@@ -205,13 +216,7 @@ fn measure(
     let (mut server, address) = serve_roomlink(bin, dir, &settings, "roomlink.log")?;
     std::thread::sleep(Duration::from_secs(3));
     let pid = server.pid();
-    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps"))
-        .map_err(|e| format!("/proc/{pid}/smaps: {e}"))?;
-    let executable = std::fs::read_link(format!("/proc/{pid}/exe"))
-        .map_err(|e| format!("/proc/{pid}/exe: {e}"))?
-        .display()
-        .to_string();
-    let parts = breakdown(&smaps, &executable);
+    let parts = resident_parts(pid)?;
     let (rss_kb, _) = procs::memory_kb(pid).ok_or("no VmRSS")?;
     let threads = threads(pid);
 
@@ -307,19 +312,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let root = crate::project_root();
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir),
-        None => root.join("target"),
-    };
-    let dir = target.join("bench/memory");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let super::procs::BenchDirs {
+        root,
+        target,
+        dir,
+        load,
+    } = super::procs::BenchDirs::new("memory")?;
     if build {
         crate::cargo(&["build", "--release", "-p", "roomlink"])?;
     }

@@ -7,6 +7,46 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+/// Where one bench runs: the repository, cargo's target directory, the bench's own scratch
+/// directory `TARGET/bench/NAME` (emptied), and the load average (1, 5, 15 minutes) as it
+/// started, for its report.
+pub struct BenchDirs {
+    pub root: PathBuf,
+    pub target: PathBuf,
+    pub dir: PathBuf,
+    pub load: String,
+}
+
+impl BenchDirs {
+    pub fn new(name: &str) -> Result<BenchDirs, String> {
+        let load = load_average();
+        let target = crate::target_dir();
+        let dir = target.join("bench").join(name);
+        fresh_dir(&dir)?;
+        Ok(BenchDirs {
+            root: crate::project_root(),
+            target,
+            dir,
+            load,
+        })
+    }
+}
+
+/// The first three fields of `/proc/loadavg`; empty where it cannot be read.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// `dir`, emptied of an earlier run's files.
+pub fn fresh_dir(dir: &Path) -> Result<(), String> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
 /// A long-running child whose standard output and error go to one log file.
 pub struct Service {
     pub name: String,

@@ -480,14 +480,9 @@ fn rows(results: &[Measured]) -> Vec<Row> {
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
-    let load_average = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
+    let load_average = super::procs::load_average();
     let root = crate::project_root();
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir),
-        None => root.join("target"),
-    };
+    let target = crate::target_dir();
     if o.build {
         if o.debug {
             crate::cargo(&["build", "-p", "roomlink"])?;
@@ -500,10 +495,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut results = Vec::new();
     for &n in &o.sizes {
         let dir = target.join(format!("bench/scale-{n}"));
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        super::procs::fresh_dir(&dir)?;
         results.push(measure(&bin, &dir, n, &o)?);
     }
     let spread = match o.spread {

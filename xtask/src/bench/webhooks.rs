@@ -431,19 +431,12 @@ fn table(drains: &[Drain], footer: &str) -> String {
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let root = crate::project_root();
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir),
-        None => root.join("target"),
-    };
-    let dir = target.join("bench/webhooks");
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let super::procs::BenchDirs {
+        root,
+        target,
+        dir,
+        load,
+    } = super::procs::BenchDirs::new("webhooks")?;
     if o.build {
         crate::cargo(&["build", "--release", "-p", "roomlink"])?;
     }
