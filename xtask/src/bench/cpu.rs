@@ -130,6 +130,16 @@ pub(super) fn process_seconds(pid: u32) -> Option<f64> {
     stat_times(&stat).map(|(_, own, _)| own as f64 / TICKS_PER_SEC)
 }
 
+/// CPU seconds these processes have used so far, summed.
+pub(super) fn cpu_seconds(pids: &[u32]) -> Option<f64> {
+    pids.iter().map(|pid| process_seconds(*pid)).sum()
+}
+
+/// CPU seconds used between two readings.
+pub(super) fn cpu_used(before: Option<f64>, after: Option<f64>) -> Option<f64> {
+    before.zip(after).map(|(b, a)| a - b)
+}
+
 /// From a `/proc/PID/stat` line: the command name, the process's own user + system ticks and
 /// its waited-for children's. The name is in parentheses and may hold spaces, so fields are
 /// counted from the last `)`: utime and stime are fields 14 and 15, cutime and cstime 16 and 17.

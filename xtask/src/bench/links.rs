@@ -14,7 +14,7 @@
 //!
 //! Figures are printed, never asserted and never written into the docs.
 
-use super::cpu::process_seconds;
+use super::cpu::{cpu_seconds, cpu_used};
 use super::memory::resident_parts;
 use super::procs::{
     Service, access_token, enterprise_and_user, listening_line, memory_kb, serve_roomlink,
@@ -231,13 +231,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let sim_memory = memory_kb(sim.pid());
     // What the open connections cost while no command runs (pings, timers, heartbeats), on
     // both sides: the simulator shares the cores with roomlink.
-    let pids = [server.pid(), sim.pid()];
-    let before = pids.map(process_seconds);
+    let pids = [[server.pid()], [sim.pid()]];
+    let before = pids.map(|pid| cpu_seconds(&pid));
     std::thread::sleep(AT_REST);
     let [roomlink_at_rest, sim_at_rest] = [0, 1].map(|k| {
-        before[k]
-            .zip(process_seconds(pids[k]))
-            .map(|(before, after)| (after - before) / AT_REST.as_secs_f64())
+        cpu_used(before[k], cpu_seconds(&pids[k])).map(|used| used / AT_REST.as_secs_f64())
     });
 
     eprintln!("bench-links: an inbound simulator and one endpoint behind each kind");

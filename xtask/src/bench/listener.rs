@@ -13,7 +13,7 @@
 //! Everything runs on loopback: the emulators' devices are 127.79.x.y addresses, at most
 //! [`DEVICES_PER_EMULATOR`] per emulator process (file descriptors).
 
-use super::cpu::process_seconds;
+use super::cpu::{cpu_seconds, cpu_used};
 use super::procs::{Service, memory_kb};
 use super::report::{self, Section, git_head, median, quantile};
 use crate::http;
@@ -228,16 +228,6 @@ fn read_inventories(
         latencies,
         failed,
     })
-}
-
-/// CPU seconds these processes have used so far, summed.
-fn cpu_seconds(pids: &[u32]) -> Option<f64> {
-    pids.iter().map(|pid| process_seconds(*pid)).sum()
-}
-
-/// CPU seconds used between two readings.
-fn cpu_used(before: Option<f64>, after: Option<f64>) -> Option<f64> {
-    before.zip(after).map(|(b, a)| a - b)
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
